@@ -1,0 +1,77 @@
+// Command portcullis is a lean, Kubernetes-compatible API server built
+// around the API access-control chain.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/portcullis/portcullis/internal/server"
+	"github.com/portcullis/portcullis/internal/version"
+)
+
+func main() {
+	if err := newRoot().Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "portcullis",
+		Short:         "A lean, Kubernetes-compatible API server built around authentication, authorization, admission and encryption at rest",
+		SilenceUsage:  true,
+		SilenceErrors: false,
+	}
+	root.AddCommand(newServe(), newVersion())
+	return root
+}
+
+func newServe() *cobra.Command {
+	cfg := server.Default()
+	var verbosity int
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the Kubernetes API over HTTPS",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			level := slog.LevelInfo
+			if verbosity >= 4 {
+				level = slog.LevelDebug
+			}
+			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return server.Run(ctx, cfg, log)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "Directory for the embedded store, the generated key material and admin.kubeconfig.")
+	f.StringVar(&cfg.BindAddress, "bind-address", cfg.BindAddress, "The IP address on which to listen for the --secure-port port.")
+	f.IntVar(&cfg.SecurePort, "secure-port", cfg.SecurePort, "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.")
+	f.StringVar(&cfg.TLSCertFile, "tls-cert-file", "", "File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). Generated in --data-dir when not given.")
+	f.StringVar(&cfg.TLSPrivateKeyFile, "tls-private-key-file", "", "File containing the default x509 private key matching --tls-cert-file.")
+	f.StringVar(&cfg.ClientCAFile, "client-ca-file", "", "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. Defaults to the generated CA.")
+	f.DurationVar(&cfg.CompactionInterval, "etcd-compaction-interval", cfg.CompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled.")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "How long in-flight requests may run after SIGTERM or SIGINT before they are cut off.")
+	f.IntVarP(&verbosity, "v", "v", 0, "Log verbosity; 4 or more logs debug messages.")
+	return cmd
+}
+
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			v := version.Info()
+			fmt.Fprintf(cmd.OutOrStdout(), "portcullis %s (Kubernetes API %s, %s, %s)\n", version.Portcullis, v.GitVersion, v.GoVersion, v.Platform)
+		},
+	}
+}

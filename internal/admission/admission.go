@@ -1,0 +1,100 @@
+package admission
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+)
+
+// Operation is the admission operation of a request.
+type Operation string
+
+// The operations kube-apiserver reports to admission.
+const (
+	Create  Operation = "CREATE"
+	Update  Operation = "UPDATE"
+	Delete  Operation = "DELETE"
+	Connect Operation = "CONNECT"
+)
+
+// Attributes describe one write to admission plugins.
+type Attributes struct {
+	Kind        schema.GroupVersionKind
+	Resource    schema.GroupVersionResource
+	Subresource string
+	// RequestKind, RequestResource and RequestSubResource are what the
+	// client asked for (they differ from Kind and Resource only when a
+	// request is converted to an equivalent resource).
+	RequestKind        schema.GroupVersionKind
+	RequestResource    schema.GroupVersionResource
+	RequestSubResource string
+	Name               string
+	Namespace          string
+	Operation          Operation
+	UserInfo           user.Info
+	// Object is the new object (nil on delete); mutating plugins change it in place
+	// or replace it.
+	Object runtime.Object
+	// OldObject is the stored object on update and delete.
+	OldObject runtime.Object
+	// Options is the CreateOptions, UpdateOptions, PatchOptions or DeleteOptions.
+	Options runtime.Object
+	DryRun  bool
+}
+
+// Mutator may change Attributes.Object, or reject the request with an error
+// (an *apierrors.StatusError chooses the response).
+type Mutator interface {
+	Admit(ctx context.Context, a *Attributes) error
+}
+
+// Validator may reject a request but not change it.
+type Validator interface {
+	Validate(ctx context.Context, a *Attributes) error
+}
+
+// MutatorFunc adapts a function to Mutator.
+type MutatorFunc func(ctx context.Context, a *Attributes) error
+
+// Admit calls f.
+func (f MutatorFunc) Admit(ctx context.Context, a *Attributes) error { return f(ctx, a) }
+
+// ValidatorFunc adapts a function to Validator.
+type ValidatorFunc func(ctx context.Context, a *Attributes) error
+
+// Validate calls f.
+func (f ValidatorFunc) Validate(ctx context.Context, a *Attributes) error { return f(ctx, a) }
+
+// Chain runs mutators in order, then validators in order; the first error stops it.
+type Chain struct {
+	Mutators   []Mutator
+	Validators []Validator
+}
+
+// Admit runs every mutator.
+func (c *Chain) Admit(ctx context.Context, a *Attributes) error {
+	if c == nil {
+		return nil
+	}
+	for _, m := range c.Mutators {
+		if err := m.Admit(ctx, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate runs every validator.
+func (c *Chain) Validate(ctx context.Context, a *Attributes) error {
+	if c == nil {
+		return nil
+	}
+	for _, v := range c.Validators {
+		if err := v.Validate(ctx, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}

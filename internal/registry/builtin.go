@@ -1,0 +1,160 @@
+package registry
+
+import (
+	"strconv"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func gvr(group, version, resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
+}
+
+// Builtin returns the resources portcullis serves, freshly allocated.
+func Builtin() []*Resource {
+	core := func(res string) schema.GroupVersionResource { return gvr("", "v1", res) }
+	apps := func(res string) schema.GroupVersionResource { return gvr("apps", "v1", res) }
+	rbac := func(res string) schema.GroupVersionResource { return gvr("rbac.authorization.k8s.io", "v1", res) }
+	adm := func(res string) schema.GroupVersionResource { return gvr("admissionregistration.k8s.io", "v1", res) }
+	storage := func(res string) schema.GroupVersionResource { return gvr("storage.k8s.io", "v1", res) }
+	all := []string{"all"}
+	return []*Resource{
+		{GVR: core("namespaces"), Kind: "Namespace", ShortNames: []string{"ns"}, Status: true,
+			New: func() runtime.Object { return &corev1.Namespace{} }, NewList: func() runtime.Object { return &corev1.NamespaceList{} },
+			Fields: func(o runtime.Object) fields.Set {
+				return fields.Set{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
+			}},
+		{GVR: core("pods"), Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}, Categories: all, Status: true, Generation: true,
+			New: func() runtime.Object { return &corev1.Pod{} }, NewList: func() runtime.Object { return &corev1.PodList{} },
+			Fields: podFields},
+		{GVR: core("nodes"), Kind: "Node", ShortNames: []string{"no"}, Status: true,
+			New: func() runtime.Object { return &corev1.Node{} }, NewList: func() runtime.Object { return &corev1.NodeList{} },
+			Fields: func(o runtime.Object) fields.Set {
+				return fields.Set{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
+			}},
+		{GVR: core("services"), Kind: "Service", Namespaced: true, ShortNames: []string{"svc"}, Categories: all, Status: true,
+			New: func() runtime.Object { return &corev1.Service{} }, NewList: func() runtime.Object { return &corev1.ServiceList{} }},
+		{GVR: core("endpoints"), Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"}, Singular: "endpoints",
+			New: func() runtime.Object { return &corev1.Endpoints{} }, NewList: func() runtime.Object { return &corev1.EndpointsList{} }},
+		{GVR: core("configmaps"), Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"},
+			New: func() runtime.Object { return &corev1.ConfigMap{} }, NewList: func() runtime.Object { return &corev1.ConfigMapList{} }},
+		{GVR: core("secrets"), Kind: "Secret", Namespaced: true,
+			New: func() runtime.Object { return &corev1.Secret{} }, NewList: func() runtime.Object { return &corev1.SecretList{} },
+			Fields: func(o runtime.Object) fields.Set {
+				return fields.Set{"type": string(o.(*corev1.Secret).Type)}
+			}},
+		{GVR: core("serviceaccounts"), Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"},
+			New: func() runtime.Object { return &corev1.ServiceAccount{} }, NewList: func() runtime.Object { return &corev1.ServiceAccountList{} }},
+		{GVR: core("persistentvolumes"), Kind: "PersistentVolume", ShortNames: []string{"pv"}, Status: true,
+			New: func() runtime.Object { return &corev1.PersistentVolume{} }, NewList: func() runtime.Object { return &corev1.PersistentVolumeList{} },
+			Fields: func(o runtime.Object) fields.Set {
+				pv := o.(*corev1.PersistentVolume)
+				return fields.Set{"status.phase": string(pv.Status.Phase)}
+			}},
+		{GVR: core("persistentvolumeclaims"), Kind: "PersistentVolumeClaim", Namespaced: true, ShortNames: []string{"pvc"}, Status: true,
+			New: func() runtime.Object { return &corev1.PersistentVolumeClaim{} }, NewList: func() runtime.Object { return &corev1.PersistentVolumeClaimList{} }},
+		{GVR: core("events"), Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
+			New: func() runtime.Object { return &corev1.Event{} }, NewList: func() runtime.Object { return &corev1.EventList{} },
+			Fields: coreEventFields},
+		{GVR: core("limitranges"), Kind: "LimitRange", Namespaced: true, ShortNames: []string{"limits"},
+			New: func() runtime.Object { return &corev1.LimitRange{} }, NewList: func() runtime.Object { return &corev1.LimitRangeList{} }},
+		{GVR: core("resourcequotas"), Kind: "ResourceQuota", Namespaced: true, ShortNames: []string{"quota"}, Status: true,
+			New: func() runtime.Object { return &corev1.ResourceQuota{} }, NewList: func() runtime.Object { return &corev1.ResourceQuotaList{} }},
+
+		{GVR: apps("deployments"), Kind: "Deployment", Namespaced: true, ShortNames: []string{"deploy"}, Categories: all, Status: true, Scale: true, Generation: true,
+			New: func() runtime.Object { return &appsv1.Deployment{} }, NewList: func() runtime.Object { return &appsv1.DeploymentList{} }},
+		{GVR: apps("replicasets"), Kind: "ReplicaSet", Namespaced: true, ShortNames: []string{"rs"}, Categories: all, Status: true, Scale: true, Generation: true,
+			New: func() runtime.Object { return &appsv1.ReplicaSet{} }, NewList: func() runtime.Object { return &appsv1.ReplicaSetList{} },
+			Fields: func(o runtime.Object) fields.Set {
+				return fields.Set{"status.replicas": strconv.Itoa(int(o.(*appsv1.ReplicaSet).Status.Replicas))}
+			}},
+		{GVR: apps("statefulsets"), Kind: "StatefulSet", Namespaced: true, ShortNames: []string{"sts"}, Categories: all, Status: true, Scale: true, Generation: true,
+			New: func() runtime.Object { return &appsv1.StatefulSet{} }, NewList: func() runtime.Object { return &appsv1.StatefulSetList{} }},
+		{GVR: apps("daemonsets"), Kind: "DaemonSet", Namespaced: true, ShortNames: []string{"ds"}, Categories: all, Status: true, Generation: true,
+			New: func() runtime.Object { return &appsv1.DaemonSet{} }, NewList: func() runtime.Object { return &appsv1.DaemonSetList{} }},
+
+		{GVR: rbac("roles"), Kind: "Role", Namespaced: true,
+			New: func() runtime.Object { return &rbacv1.Role{} }, NewList: func() runtime.Object { return &rbacv1.RoleList{} }},
+		{GVR: rbac("rolebindings"), Kind: "RoleBinding", Namespaced: true,
+			New: func() runtime.Object { return &rbacv1.RoleBinding{} }, NewList: func() runtime.Object { return &rbacv1.RoleBindingList{} }},
+		{GVR: rbac("clusterroles"), Kind: "ClusterRole",
+			New: func() runtime.Object { return &rbacv1.ClusterRole{} }, NewList: func() runtime.Object { return &rbacv1.ClusterRoleList{} }},
+		{GVR: rbac("clusterrolebindings"), Kind: "ClusterRoleBinding",
+			New: func() runtime.Object { return &rbacv1.ClusterRoleBinding{} }, NewList: func() runtime.Object { return &rbacv1.ClusterRoleBindingList{} }},
+
+		{GVR: adm("validatingadmissionpolicies"), Kind: "ValidatingAdmissionPolicy", Categories: []string{"api-extensions"}, Status: true, Generation: true,
+			New: func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicy{} }, NewList: func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyList{} }},
+		{GVR: adm("validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", Categories: []string{"api-extensions"}, Generation: true,
+			New: func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{} }, NewList: func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{} }},
+		{GVR: adm("mutatingadmissionpolicies"), Kind: "MutatingAdmissionPolicy", Categories: []string{"api-extensions"}, Generation: true,
+			New: func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicy{} }, NewList: func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicyList{} }},
+		{GVR: adm("mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", Categories: []string{"api-extensions"}, Generation: true,
+			New: func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicyBinding{} }, NewList: func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicyBindingList{} }},
+		{GVR: adm("validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Categories: []string{"api-extensions"}, Generation: true,
+			New: func() runtime.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} }, NewList: func() runtime.Object { return &admissionregistrationv1.ValidatingWebhookConfigurationList{} }},
+		{GVR: adm("mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Categories: []string{"api-extensions"}, Generation: true,
+			New: func() runtime.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} }, NewList: func() runtime.Object { return &admissionregistrationv1.MutatingWebhookConfigurationList{} }},
+
+		{GVR: gvr("coordination.k8s.io", "v1", "leases"), Kind: "Lease", Namespaced: true,
+			New: func() runtime.Object { return &coordinationv1.Lease{} }, NewList: func() runtime.Object { return &coordinationv1.LeaseList{} }},
+
+		{GVR: storage("csidrivers"), Kind: "CSIDriver",
+			New: func() runtime.Object { return &storagev1.CSIDriver{} }, NewList: func() runtime.Object { return &storagev1.CSIDriverList{} }},
+		{GVR: storage("csinodes"), Kind: "CSINode",
+			New: func() runtime.Object { return &storagev1.CSINode{} }, NewList: func() runtime.Object { return &storagev1.CSINodeList{} }},
+		{GVR: storage("volumeattachments"), Kind: "VolumeAttachment", Status: true,
+			New: func() runtime.Object { return &storagev1.VolumeAttachment{} }, NewList: func() runtime.Object { return &storagev1.VolumeAttachmentList{} }},
+		{GVR: storage("storageclasses"), Kind: "StorageClass", ShortNames: []string{"sc"},
+			New: func() runtime.Object { return &storagev1.StorageClass{} }, NewList: func() runtime.Object { return &storagev1.StorageClassList{} }},
+
+		{GVR: gvr("certificates.k8s.io", "v1", "certificatesigningrequests"), Kind: "CertificateSigningRequest", ShortNames: []string{"csr"}, Status: true,
+			New: func() runtime.Object { return &certificatesv1.CertificateSigningRequest{} }, NewList: func() runtime.Object { return &certificatesv1.CertificateSigningRequestList{} },
+			Fields: func(o runtime.Object) fields.Set {
+				return fields.Set{"spec.signerName": o.(*certificatesv1.CertificateSigningRequest).Spec.SignerName}
+			}},
+
+		{GVR: gvr("events.k8s.io", "v1", "events"), Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
+			New: func() runtime.Object { return &eventsv1.Event{} }, NewList: func() runtime.Object { return &eventsv1.EventList{} }},
+	}
+}
+
+func podFields(o runtime.Object) fields.Set {
+	p := o.(*corev1.Pod)
+	return fields.Set{
+		"spec.nodeName":            p.Spec.NodeName,
+		"spec.restartPolicy":       string(p.Spec.RestartPolicy),
+		"spec.schedulerName":       p.Spec.SchedulerName,
+		"spec.serviceAccountName":  p.Spec.ServiceAccountName,
+		"spec.hostNetwork":         strconv.FormatBool(p.Spec.HostNetwork),
+		"status.phase":             string(p.Status.Phase),
+		"status.podIP":             p.Status.PodIP,
+		"status.nominatedNodeName": p.Status.NominatedNodeName,
+	}
+}
+
+func coreEventFields(o runtime.Object) fields.Set {
+	e := o.(*corev1.Event)
+	return fields.Set{
+		"involvedObject.kind":            e.InvolvedObject.Kind,
+		"involvedObject.namespace":       e.InvolvedObject.Namespace,
+		"involvedObject.name":            e.InvolvedObject.Name,
+		"involvedObject.uid":             string(e.InvolvedObject.UID),
+		"involvedObject.apiVersion":      e.InvolvedObject.APIVersion,
+		"involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
+		"reason":                         e.Reason,
+		"reportingComponent":             e.ReportingController,
+		"source":                         e.Source.Component,
+		"type":                           e.Type,
+	}
+}

@@ -1,0 +1,141 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Resource describes one served resource.
+type Resource struct {
+	GVR        schema.GroupVersionResource
+	Kind       string
+	Namespaced bool
+	ShortNames []string
+	Categories []string
+	// Status is true when the resource has a status subresource: writes to
+	// the main resource keep the stored status, writes to /status keep
+	// everything else.
+	Status bool
+	// Scale is true for workloads with a /scale subresource.
+	Scale bool
+	// Generation is true when metadata.generation is kept: 1 on create,
+	// bumped on every change outside metadata and status.
+	Generation bool
+	// New and NewList make empty typed objects.
+	New     func() runtime.Object
+	NewList func() runtime.Object
+	// Fields returns the field-selector fields of an object beyond
+	// metadata.name and metadata.namespace, which every resource has.
+	Fields func(obj runtime.Object) fields.Set
+	// Singular is the lower-case kind.
+	Singular string
+	// Verbs overrides the default verb set.
+	Verbs []string
+}
+
+// GVK returns the resource's kind in its group and version.
+func (r *Resource) GVK() schema.GroupVersionKind {
+	return r.GVR.GroupVersion().WithKind(r.Kind)
+}
+
+// GroupResource returns e.g. deployments.apps, as error messages name it.
+func (r *Resource) GroupResource() schema.GroupResource { return r.GVR.GroupResource() }
+
+// DefaultVerbs are the verbs of every resource unless it overrides them.
+var DefaultVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// AllVerbs returns the resource's verbs.
+func (r *Resource) AllVerbs() []string {
+	if r.Verbs != nil {
+		return r.Verbs
+	}
+	return DefaultVerbs
+}
+
+// KeyPrefix returns the storage prefix of the resource's objects, ending in
+// "/": /registry/<group>/<resource>/ (core resources have no group segment,
+// as in kube-apiserver's etcd layout).
+func (r *Resource) KeyPrefix() string {
+	if r.GVR.Group == "" {
+		return "/registry/" + r.GVR.Resource + "/"
+	}
+	return "/registry/" + r.GVR.Group + "/" + r.GVR.Resource + "/"
+}
+
+// NamespacePrefix returns the storage prefix of the objects in namespace ns
+// (for namespaced resources), or KeyPrefix when ns is empty.
+func (r *Resource) NamespacePrefix(ns string) string {
+	if ns == "" || !r.Namespaced {
+		return r.KeyPrefix()
+	}
+	return r.KeyPrefix() + ns + "/"
+}
+
+// Key returns the storage key of one object.
+func (r *Resource) Key(ns, name string) string {
+	if r.Namespaced {
+		return r.KeyPrefix() + ns + "/" + name
+	}
+	return r.KeyPrefix() + name
+}
+
+// Registry indexes the served resources.
+type Registry struct {
+	all    []*Resource
+	byGVR  map[schema.GroupVersionResource]*Resource
+	byKind map[schema.GroupVersionKind]*Resource
+}
+
+// New indexes resources; duplicate resources are a programming error reported as such.
+func New(resources []*Resource) (*Registry, error) {
+	reg := &Registry{
+		byGVR:  map[schema.GroupVersionResource]*Resource{},
+		byKind: map[schema.GroupVersionKind]*Resource{},
+	}
+	for _, r := range resources {
+		if _, dup := reg.byGVR[r.GVR]; dup {
+			return nil, fmt.Errorf("registry: resource %s listed twice", r.GVR)
+		}
+		if r.Singular == "" {
+			r.Singular = strings.ToLower(r.Kind)
+		}
+		reg.all = append(reg.all, r)
+		reg.byGVR[r.GVR] = r
+		reg.byKind[r.GVK()] = r
+	}
+	return reg, nil
+}
+
+// All returns the resources in registration order.
+func (reg *Registry) All() []*Resource { return reg.all }
+
+// Lookup finds a resource by group, version and plural name.
+func (reg *Registry) Lookup(gvr schema.GroupVersionResource) (*Resource, bool) {
+	r, ok := reg.byGVR[gvr]
+	return r, ok
+}
+
+// ForKind finds a resource by its kind.
+func (reg *Registry) ForKind(gvk schema.GroupVersionKind) (*Resource, bool) {
+	r, ok := reg.byKind[gvk]
+	return r, ok
+}
+
+// GroupVersions returns the served group versions in registration order,
+// the core group first.
+func (reg *Registry) GroupVersions() []schema.GroupVersion {
+	var out []schema.GroupVersion
+	seen := map[schema.GroupVersion]bool{}
+	for _, r := range reg.all {
+		gv := r.GVR.GroupVersion()
+		if !seen[gv] {
+			seen[gv] = true
+			out = append(out, gv)
+		}
+	}
+	return out
+}

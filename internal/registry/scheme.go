@@ -1,0 +1,27 @@
+package registry
+
+import (
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// NewScheme returns a scheme that knows every built-in type served here,
+// the meta.k8s.io types (Table, PartialObjectMetadata, Status, WatchEvent)
+// and autoscaling/v1 Scale.
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := metav1.AddMetaToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := autoscalingv1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	return s, nil
+}

@@ -1,0 +1,174 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/request"
+)
+
+// readBody reads the request body up to the configured limit; larger
+// bodies give 413 as in kube-apiserver.
+func (h *Handler) readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	limit := h.cfg.MaxRequestBytes
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge(limit)
+		}
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error reading request body: %v", err))
+	}
+	if int64(len(data)) > limit {
+		return nil, tooLarge(limit)
+	}
+	return data, nil
+}
+
+func tooLarge(limit int64) error {
+	return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+}
+
+// decodeBody decodes an object of res's kind from body under the
+// fieldValidation directive (Strict, Warn or Ignore; Warn when unset, as
+// kube-apiserver defaults it).
+func (h *Handler) decodeBody(r *http.Request, res *registry.Resource, body []byte, validation string) (runtime.Object, error) {
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil, apierrors.NewBadRequest("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf")
+	}
+	strict, err := parseFieldValidation(validation)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := h.c.decoderFor(r.Header.Get("Content-Type"), strict != "Ignore")
+	if err != nil {
+		return nil, unsupportedMediaType(r.Header.Get("Content-Type"))
+	}
+	gvk := res.GVK()
+	obj, got, err := dec.Decode(body, &gvk, res.New())
+	if err != nil && !runtime.IsStrictDecodingError(err) {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", res.Kind, err))
+	}
+	if err != nil {
+		if strict == "Strict" {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if st := request.StateFrom(r.Context()); st != nil {
+			for _, e := range strictErrors(err) {
+				st.AddWarning(e)
+			}
+		}
+	}
+	if got != nil && (got.Kind != gvk.Kind || got.GroupVersion() != gvk.GroupVersion()) {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", got.GroupVersion(), gvk.GroupVersion()))
+	}
+	return obj, nil
+}
+
+func strictErrors(err error) []string {
+	var sde interface{ Errors() []error }
+	if errors.As(err, &sde) {
+		var out []string
+		for _, e := range sde.Errors() {
+			out = append(out, e.Error())
+		}
+		return out
+	}
+	return []string{err.Error()}
+}
+
+func parseFieldValidation(v string) (string, error) {
+	switch v {
+	case "", "Warn":
+		return "Warn", nil
+	case "Strict", "Ignore":
+		return v, nil
+	}
+	return "", apierrors.NewBadRequest(fmt.Sprintf("invalid fieldValidation directive: %s", v))
+}
+
+// writeOptions are the query parameters of create, update and patch.
+type writeOptions struct {
+	DryRun          bool
+	FieldManager    string
+	FieldValidation string
+	Force           bool
+}
+
+func parseWriteOptions(r *http.Request, apply bool) (writeOptions, runtime.Object, error) {
+	q := r.URL.Query()
+	var o writeOptions
+	for _, d := range q["dryRun"] {
+		if d != metav1.DryRunAll {
+			return o, nil, apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q; supported values: %q", d, metav1.DryRunAll))
+		}
+		o.DryRun = true
+	}
+	o.FieldManager = q.Get("fieldManager")
+	o.FieldValidation = q.Get("fieldValidation")
+	if f := q.Get("force"); f != "" {
+		if !apply {
+			return o, nil, apierrors.NewBadRequest("force is only valid for apply patches")
+		}
+		o.Force = f == "true"
+	}
+	if len(o.FieldManager) > 128 {
+		return o, nil, apierrors.NewBadRequest(fmt.Sprintf("fieldManager: Too long: may not be more than 128 bytes"))
+	}
+	if apply && o.FieldManager == "" {
+		return o, nil, apierrors.NewBadRequest("PATCH requests with apply content type must have a fieldManager")
+	}
+	if o.FieldManager == "" {
+		o.FieldManager = managerFromUserAgent(r.UserAgent())
+	}
+	var dry []string
+	if o.DryRun {
+		dry = []string{metav1.DryRunAll}
+	}
+	var opts runtime.Object
+	switch r.Method {
+	case http.MethodPost:
+		opts = &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"}, DryRun: dry, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
+	case http.MethodPut:
+		opts = &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, DryRun: dry, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
+	default:
+		po := &metav1.PatchOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PatchOptions"}, DryRun: dry, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
+		if apply {
+			po.Force = &o.Force
+		}
+		opts = po
+	}
+	return o, opts, nil
+}
+
+// managerFromUserAgent is kube-apiserver's default field manager: the user
+// agent up to its first "/", bounded to 128 bytes.
+func managerFromUserAgent(ua string) string {
+	if i := strings.Index(ua, "/"); i >= 0 {
+		ua = ua[:i]
+	}
+	if len(ua) > 128 {
+		ua = ua[:128]
+	}
+	return ua
+}
+
+func unsupportedMediaType(ct string) error {
+	return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "",
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got %q)", ct), 0, false)
+}

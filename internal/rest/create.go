@@ -1,0 +1,187 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/request"
+	"github.com/portcullis/portcullis/internal/storage"
+)
+
+func (h *Handler) create(w http.ResponseWriter, r *http.Request, t target) {
+	opts, options, err := parseWriteOptions(r, false)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	body, err := h.readBody(r)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	obj, err := h.decodeBody(r, t.res, body, opts.FieldValidation)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	if err := checkNamespace(t, obj); err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	out, err := h.createObject(r.Context(), t.res, obj, nil, opts, options)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	h.respond(w, r, http.StatusCreated, t.res, out)
+}
+
+// checkNamespace fills in the request's namespace on obj or rejects a
+// different one, as kube-apiserver does.
+func checkNamespace(t target, obj runtime.Object) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	if !t.res.Namespaced {
+		m.SetNamespace("")
+		return nil
+	}
+	switch m.GetNamespace() {
+	case "":
+		m.SetNamespace(t.ns)
+	case t.ns:
+	default:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// createObject runs a new object through defaulting, managed fields,
+// admission and validation and stores it. live is the empty object an
+// apply started from (its managed fields are already set), or nil.
+func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj runtime.Object, applied runtime.Object, opts writeOptions, options runtime.Object) (runtime.Object, error) {
+	m, _ := meta.Accessor(obj)
+	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	if generated {
+		m.SetName(generateName(m.GetGenerateName()))
+	}
+	if m.GetName() == "" {
+		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), "", field.ErrorList{
+			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
+	}
+	prepareForCreate(res, obj, h.cfg.Now())
+	if h.cfg.Default != nil {
+		h.cfg.Default(obj)
+	}
+	if applied == nil {
+		fm := h.managers[managerKey{res.GVR, ""}]
+		obj = fm.UpdateNoErrors(res.New(), obj, opts.FieldManager)
+	}
+	if err := h.checkNamespaceLifecycle(ctx, res, m.GetNamespace(), m.GetName()); err != nil {
+		return nil, err
+	}
+	attrs := h.attributes(ctx, res, "", admission.Create, obj, nil, options, opts.DryRun)
+	if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
+		return nil, err
+	}
+	obj = attrs.Object
+	m, _ = meta.Accessor(obj)
+	if h.cfg.ValidateCreate != nil {
+		if errs := h.cfg.ValidateCreate(obj); len(errs) > 0 {
+			return nil, apierrors.NewInvalid(res.GVK().GroupKind(), m.GetName(), errs)
+		}
+	}
+	if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		return obj, nil
+	}
+	for attempt := 0; ; attempt++ {
+		data, err := h.encodeStored(res, obj)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		kv, err := h.store.Create(ctx, res.Key(m.GetNamespace(), m.GetName()), data)
+		if errors.Is(err, storage.ErrKeyExists) && generated && attempt < 7 {
+			m.SetName(generateName(m.GetGenerateName()))
+			continue
+		}
+		if err != nil {
+			return nil, storageError(err, res.GroupResource(), m.GetName())
+		}
+		setRV(obj, kv.ModRevision)
+		return obj, nil
+	}
+}
+
+// generateName appends five random characters from kube-apiserver's
+// alphabet (no vowels, no confusable digits) to base, trimmed so the result
+// fits a 63-character name.
+func generateName(base string) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	const maxBase = 63 - 5
+	if len(base) > maxBase {
+		base = base[:maxBase]
+	}
+	b := make([]byte, 5)
+	for i := range b {
+		b[i] = alphabet[rand.IntN(len(alphabet))]
+	}
+	return base + string(b)
+}
+
+// checkNamespaceLifecycle refuses objects in namespaces that do not exist
+// or are being deleted (kube-apiserver's NamespaceLifecycle admission).
+func (h *Handler) checkNamespaceLifecycle(ctx context.Context, res *registry.Resource, ns, name string) error {
+	if !res.Namespaced {
+		return nil
+	}
+	nsRes, _ := h.reg.Lookup(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
+	obj, _, err := h.getObject(ctx, nsRes, "", ns)
+	if err != nil {
+		return err
+	}
+	if obj.(*corev1.Namespace).Status.Phase == corev1.NamespaceTerminating {
+		e := apierrors.NewForbidden(res.GroupResource(), name,
+			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
+		e.ErrStatus.Details.Causes = append(e.ErrStatus.Details.Causes, metav1.StatusCause{
+			Type: corev1.NamespaceTerminatingCause, Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"})
+		return e
+	}
+	return nil
+}
+
+// attributes builds the admission attributes of a write.
+func (h *Handler) attributes(ctx context.Context, res *registry.Resource, sub string, op admission.Operation, obj, old, options runtime.Object, dryRun bool) *admission.Attributes {
+	a := &admission.Attributes{
+		Kind: res.GVK(), Resource: res.GVR, Subresource: sub,
+		RequestKind: res.GVK(), RequestResource: res.GVR, RequestSubResource: sub,
+		Operation: op, Object: obj, OldObject: old, Options: options, DryRun: dryRun,
+	}
+	src := obj
+	if src == nil {
+		src = old
+	}
+	if m, err := meta.Accessor(src); err == nil {
+		a.Name, a.Namespace = m.GetName(), m.GetNamespace()
+	}
+	if st := request.StateFrom(ctx); st != nil {
+		a.UserInfo = st.User
+	}
+	return a
+}

@@ -1,0 +1,252 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/storage"
+)
+
+func (h *Handler) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
+	body, err := h.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if _, _, err := h.c.json.Decode(body, nil, opts); err != nil {
+			// Old clients send DeleteOptions without a kind.
+			if err2 := jsonUnmarshalStrictless(body, opts); err2 != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
+			}
+		}
+	}
+	if err := h.c.params.DecodeParameters(r.URL.Query(), metav1.Unversioned, opts); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	for _, d := range opts.DryRun {
+		if d != metav1.DryRunAll {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q; supported values: %q", d, metav1.DryRunAll))
+		}
+	}
+	if opts.PropagationPolicy != nil {
+		switch *opts.PropagationPolicy {
+		case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
+		default:
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\"", *opts.PropagationPolicy))
+		}
+	}
+	if opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds < 0 {
+		zero := int64(0)
+		opts.GracePeriodSeconds = &zero
+	}
+	opts.TypeMeta = metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}
+	return opts, nil
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request, t target) {
+	opts, err := h.deleteOptions(r)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	obj, deleted, err := h.deleteObject(r.Context(), t.res, t.ns, t.name, opts)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	if !deleted {
+		h.respond(w, r, http.StatusAccepted, t.res, obj)
+		return
+	}
+	if _, isPod := obj.(*corev1.Pod); isPod {
+		h.respond(w, r, http.StatusOK, t.res, obj)
+		return
+	}
+	m, _ := meta.Accessor(obj)
+	h.rs.Object(w, r, http.StatusOK, &metav1.Status{
+		Status:  metav1.StatusSuccess,
+		Details: &metav1.StatusDetails{Name: t.name, Group: t.res.GVR.Group, Kind: t.res.GVR.Resource, UID: m.GetUID()},
+	})
+}
+
+// deleteObject deletes one object, or marks it for deletion when
+// finalizers or a pod's grace period hold it back. deleted reports whether
+// it is gone.
+func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, name string, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	key := res.Key(ns, name)
+	dryRun := len(opts.DryRun) > 0
+	for attempt := 0; ; attempt++ {
+		kv, err := h.store.Get(ctx, key)
+		if err != nil {
+			return nil, false, storageError(err, res.GroupResource(), name)
+		}
+		cur, err := h.decodeStored(res, kv)
+		if err != nil {
+			return nil, false, apierrors.NewInternalError(err)
+		}
+		m, _ := meta.Accessor(cur)
+		if p := opts.Preconditions; p != nil {
+			if p.UID != nil && *p.UID != m.GetUID() {
+				return nil, false, apierrors.NewConflict(res.GroupResource(), name,
+					fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, m.GetUID()))
+			}
+			if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
+				return nil, false, apierrors.NewConflict(res.GroupResource(), name,
+					fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, m.GetResourceVersion()))
+			}
+		}
+		attrs := h.attributes(ctx, res, "", admission.Delete, nil, cur, opts, dryRun)
+		if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
+			return nil, false, err
+		}
+		if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
+			return nil, false, err
+		}
+
+		if pending, grace := h.pendingDeletion(cur, opts); pending {
+			if m.GetDeletionTimestamp() != nil && (grace == nil || (m.GetDeletionGracePeriodSeconds() != nil && *grace >= *m.GetDeletionGracePeriodSeconds())) {
+				// Already being deleted; nothing shortens it.
+				return cur, false, nil
+			}
+			now := metav1.NewTime(h.cfg.Now().Truncate(time.Second))
+			if grace != nil {
+				now = metav1.NewTime(now.Add(time.Duration(*grace) * time.Second))
+			} else {
+				zero := int64(0)
+				grace = &zero
+			}
+			if m.GetDeletionTimestamp() == nil || now.Before(m.GetDeletionTimestamp()) {
+				m.SetDeletionTimestamp(&now)
+			}
+			m.SetDeletionGracePeriodSeconds(grace)
+			if ns, ok := cur.(*corev1.Namespace); ok {
+				ns.Status.Phase = corev1.NamespaceTerminating
+			}
+			if dryRun {
+				return cur, false, nil
+			}
+			data, err := h.encodeStored(res, cur)
+			if err != nil {
+				return nil, false, apierrors.NewInternalError(err)
+			}
+			nkv, err := h.store.Update(ctx, key, data, kv.ModRevision)
+			if errors.Is(err, storage.ErrConflict) && attempt < 100 {
+				continue
+			}
+			if err != nil {
+				return nil, false, storageError(err, res.GroupResource(), name)
+			}
+			setRV(cur, nkv.ModRevision)
+			return cur, false, nil
+		}
+		if dryRun {
+			return cur, true, nil
+		}
+		_, rev, err := h.store.Delete(ctx, key, kv.ModRevision)
+		if errors.Is(err, storage.ErrConflict) && attempt < 100 {
+			continue
+		}
+		if err != nil {
+			return nil, false, storageError(err, res.GroupResource(), name)
+		}
+		setRV(cur, rev)
+		return cur, true, nil
+	}
+}
+
+// pendingDeletion decides whether cur must wait before it is removed: it
+// has finalizers, it is a namespace (whose contents go first), or it is a
+// pod on a node that gets its grace period to stop. grace is the period
+// to record, nil for none.
+func (h *Handler) pendingDeletion(cur runtime.Object, opts *metav1.DeleteOptions) (bool, *int64) {
+	m, _ := meta.Accessor(cur)
+	switch o := cur.(type) {
+	case *corev1.Namespace:
+		return true, nil
+	case *corev1.Pod:
+		grace := int64(corev1.DefaultTerminationGracePeriodSeconds)
+		if o.Spec.TerminationGracePeriodSeconds != nil {
+			grace = *o.Spec.TerminationGracePeriodSeconds
+		}
+		if opts.GracePeriodSeconds != nil {
+			grace = *opts.GracePeriodSeconds
+		}
+		// Unscheduled and finished pods have nothing to stop.
+		if o.Spec.NodeName == "" || o.Status.Phase == corev1.PodSucceeded || o.Status.Phase == corev1.PodFailed {
+			grace = 0
+		}
+		if grace > 0 {
+			return true, &grace
+		}
+		if len(m.GetFinalizers()) > 0 {
+			return true, &grace
+		}
+		return false, nil
+	}
+	return len(m.GetFinalizers()) > 0, nil
+}
+
+// deletableNow reports whether an object whose finalizers are all gone
+// may be removed (a pod waits for its kubelet while in its grace period).
+func (h *Handler) deletableNow(obj runtime.Object) bool {
+	m, _ := meta.Accessor(obj)
+	if _, ok := obj.(*corev1.Namespace); ok {
+		return false
+	}
+	if _, ok := obj.(*corev1.Pod); ok {
+		g := m.GetDeletionGracePeriodSeconds()
+		return g == nil || *g == 0
+	}
+	return true
+}
+
+func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, t target) {
+	opts, err := h.deleteOptions(r)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	lopts, err := h.decodeListOptions(r)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	lopts.Limit, lopts.Continue = 0, ""
+	list, err := h.listObjects(r.Context(), t.res, t.ns, lopts)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	items, _ := meta.ExtractList(list)
+	var deleted []runtime.Object
+	for _, it := range items {
+		m, _ := meta.Accessor(it)
+		out, _, err := h.deleteObject(r.Context(), t.res, m.GetNamespace(), m.GetName(), opts)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			h.rs.Error(w, r, err)
+			return
+		}
+		deleted = append(deleted, out)
+	}
+	_ = meta.SetList(list, deleted)
+	h.respond(w, r, http.StatusOK, t.res, list)
+}
+
+func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }

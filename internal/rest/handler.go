@@ -1,0 +1,198 @@
+package rest
+
+import (
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/applyconfigurations"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/request"
+	"github.com/portcullis/portcullis/internal/storage"
+)
+
+// Config is what the REST handlers need.
+type Config struct {
+	Registry  *registry.Registry
+	Scheme    *runtime.Scheme
+	Store     storage.Store
+	Admission *admission.Chain
+	// ValidateCreate and ValidateUpdate implement object validation;
+	// nil accepts everything.
+	ValidateCreate func(obj runtime.Object) field.ErrorList
+	ValidateUpdate func(obj, old runtime.Object) field.ErrorList
+	// Default sets a type's defaults in place; nil sets none.
+	Default func(obj runtime.Object)
+	// Table renders objects for kubectl get; nil serves the default
+	// name/age table.
+	Table func(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1.Table, error)
+	// MaxRequestBytes bounds request bodies (3 MiB by default, as kube-apiserver).
+	MaxRequestBytes int64
+	Now             func() time.Time
+}
+
+// Handler serves the resource endpoints under /api and /apis.
+type Handler struct {
+	cfg      Config
+	reg      *registry.Registry
+	store    storage.Store
+	c        *codecs
+	rs       *Responder
+	managers map[managerKey]*managedfields.FieldManager
+}
+
+type managerKey struct {
+	gvr         schema.GroupVersionResource
+	subresource string
+}
+
+// New builds the handlers and the field managers of every resource.
+func New(cfg Config) (*Handler, error) {
+	if cfg.MaxRequestBytes == 0 {
+		cfg.MaxRequestBytes = 3 * 1024 * 1024
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h := &Handler{
+		cfg:      cfg,
+		reg:      cfg.Registry,
+		store:    cfg.Store,
+		c:        newCodecs(cfg.Scheme),
+		managers: map[managerKey]*managedfields.FieldManager{},
+	}
+	h.rs = &Responder{c: h.c}
+	tc := applyconfigurations.NewTypeConverter(cfg.Scheme)
+	for _, res := range cfg.Registry.All() {
+		subs := []string{""}
+		if res.Status {
+			subs = append(subs, "status")
+		}
+		for _, sub := range subs {
+			fm, err := managedfields.NewDefaultFieldManager(tc, cfg.Scheme, defaulter{cfg.Default}, cfg.Scheme,
+				res.GVK(), res.GVR.GroupVersion(), sub, resetFields(res, sub))
+			if err != nil {
+				return nil, err
+			}
+			h.managers[managerKey{res.GVR, sub}] = fm
+		}
+	}
+	return h, nil
+}
+
+// Responder returns the handler's responder, for the server's other endpoints.
+func (h *Handler) Responder() *Responder { return h.rs }
+
+// target is the object or collection a request addresses.
+type target struct {
+	res  *registry.Resource
+	ns   string
+	name string
+	sub  string
+}
+
+// ServeHTTP serves one resource request; request.State must carry its Info.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st := request.StateFrom(r.Context())
+	if st == nil || st.Info == nil || !st.Info.IsResourceRequest {
+		h.rs.Error(w, r, apierrors.NewNotFound(schema.GroupResource{}, ""))
+		return
+	}
+	info := st.Info
+	res, ok := h.reg.Lookup(schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource})
+	if !ok || len(info.Parts) > 3 {
+		h.notFound(w, r)
+		return
+	}
+	t := target{res: res, ns: info.Namespace, name: info.Name, sub: info.Subresource}
+	if res.GVR.Resource == "namespaces" && res.GVR.Group == "" {
+		t.ns = ""
+	} else if !res.Namespaced && info.Namespace != "" {
+		h.notFound(w, r)
+		return
+	}
+	if res.Namespaced && t.ns == "" && t.name != "" {
+		h.notFound(w, r)
+		return
+	}
+	switch t.sub {
+	case "":
+	case "status":
+		if !res.Status {
+			h.notFound(w, r)
+			return
+		}
+	case "scale":
+		if !res.Scale {
+			h.notFound(w, r)
+			return
+		}
+	case "finalize":
+		if res.GVR.Resource != "namespaces" || res.GVR.Group != "" || info.Verb != "update" {
+			h.notFound(w, r)
+			return
+		}
+	default:
+		h.notFound(w, r)
+		return
+	}
+	if t.sub != "" && (info.Verb != "get" && info.Verb != "update" && info.Verb != "patch") {
+		h.methodNotAllowed(w, r, t)
+		return
+	}
+	switch info.Verb {
+	case "get":
+		h.get(w, r, t)
+	case "list":
+		h.list(w, r, t)
+	case "watch":
+		h.watch(w, r, t)
+	case "create":
+		if t.name != "" {
+			h.methodNotAllowed(w, r, t)
+			return
+		}
+		h.create(w, r, t)
+	case "update":
+		h.update(w, r, t)
+	case "patch":
+		h.patch(w, r, t)
+	case "delete":
+		h.delete(w, r, t)
+	case "deletecollection":
+		if res.Namespaced && t.ns == "" {
+			h.notFound(w, r)
+			return
+		}
+		h.deleteCollection(w, r, t)
+	default:
+		h.methodNotAllowed(w, r, t)
+	}
+}
+
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	err := apierrors.NewNotFound(schema.GroupResource{}, "")
+	err.ErrStatus.Message = "the server could not find the requested resource"
+	err.ErrStatus.Details = nil
+	h.rs.Error(w, r, err)
+}
+
+func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, t target) {
+	h.rs.Error(w, r, apierrors.NewMethodNotSupported(t.res.GroupResource(), r.Method))
+}
+
+// defaulter adapts the defaulting function to runtime.ObjectDefaulter.
+type defaulter struct{ f func(runtime.Object) }
+
+func (d defaulter) Default(obj runtime.Object) {
+	if d.f != nil {
+		d.f(obj)
+	}
+}

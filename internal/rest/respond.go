@@ -1,0 +1,122 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/portcullis/portcullis/internal/request"
+)
+
+// Responder writes API objects and errors with content negotiation. It is
+// shared by the REST handlers and the other API endpoints (discovery,
+// version, the server's filters).
+type Responder struct {
+	c *codecs
+}
+
+// NewResponder returns a Responder for scheme s.
+func NewResponder(s *runtime.Scheme) *Responder { return &Responder{c: newCodecs(s)} }
+
+// Object writes obj with status code, in the representation the Accept
+// header asks for (JSON when it names nothing we serve).
+func (rs *Responder) Object(w http.ResponseWriter, r *http.Request, code int, obj runtime.Object) {
+	enc, typ := rs.negotiate(r)
+	if enc == nil {
+		rs.Error(w, r, apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "", schema.GroupResource{}, "", fmt.Sprintf("only the following media types are accepted: %s", strings.Join([]string{mediaJSON, mediaYAML, mediaProtobuf}, ", ")), 0, false))
+		return
+	}
+	rs.write(w, r, code, enc, typ, obj)
+}
+
+func (rs *Responder) write(w http.ResponseWriter, r *http.Request, code int, enc runtime.Encoder, typ string, obj runtime.Object) {
+	data, err := rs.c.encode(enc, obj)
+	if err != nil {
+		st := apierrors.NewInternalError(err).Status()
+		data, _ = rs.c.encode(rs.c.json, &st)
+		typ, code = mediaJSON, http.StatusInternalServerError
+	}
+	writeWarnings(w, r)
+	w.Header().Set("Content-Type", typ)
+	w.WriteHeader(code)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(data)
+	}
+}
+
+// negotiate picks the encoder for the Accept header, ignoring "as="
+// transformations (the caller handles those); nil means nothing acceptable.
+func (rs *Responder) negotiate(r *http.Request) (runtime.Encoder, string) {
+	pretty := r.URL.Query().Get("pretty") == "true"
+	for _, mt := range parseAccept(r.Header.Get("Accept")) {
+		if mt.as() != "" {
+			continue
+		}
+		if enc, typ := rs.c.encoderFor(mt.typ, pretty); enc != nil {
+			return enc, typ
+		}
+	}
+	return nil, ""
+}
+
+// Error writes err as a metav1.Status; errors that are not API errors
+// become 500 Internal Server Error without leaking details beyond the text.
+func (rs *Responder) Error(w http.ResponseWriter, r *http.Request, err error) {
+	status := ErrorToStatus(err)
+	enc, typ := rs.negotiate(r)
+	if enc == nil {
+		enc, typ = rs.c.json, mediaJSON
+	}
+	rs.write(w, r, int(status.Code), enc, typ, status)
+}
+
+// ErrorToStatus converts any error to the Status the API returns for it.
+func ErrorToStatus(err error) *metav1.Status {
+	var apiStatus apierrors.APIStatus
+	if errors.As(err, &apiStatus) {
+		s := apiStatus.Status()
+		if s.Code == 0 {
+			s.Code = http.StatusInternalServerError
+		}
+		if s.Status == "" {
+			s.Status = metav1.StatusFailure
+		}
+		return &s
+	}
+	s := apierrors.NewInternalError(err).Status()
+	return &s
+}
+
+func writeWarnings(w http.ResponseWriter, r *http.Request) {
+	st := request.StateFrom(r.Context())
+	if st == nil {
+		return
+	}
+	for _, text := range st.Warnings() {
+		w.Header().Add("Warning", `299 - "`+escapeWarning(text)+`"`)
+	}
+}
+
+// escapeWarning makes text safe inside a quoted warn-text: quotes and
+// backslashes escaped, control characters replaced, as RFC 7234 requires.
+func escapeWarning(text string) string {
+	var b strings.Builder
+	for _, r := range text {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

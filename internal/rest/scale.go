@@ -1,0 +1,113 @@
+package rest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// scaleParts returns pointers to a workload's replica fields.
+func scaleParts(obj runtime.Object) (spec **int32, status int32, sel *metav1.LabelSelector, meta *metav1.ObjectMeta, err error) {
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		return &o.Spec.Replicas, o.Status.Replicas, o.Spec.Selector, &o.ObjectMeta, nil
+	case *appsv1.ReplicaSet:
+		return &o.Spec.Replicas, o.Status.Replicas, o.Spec.Selector, &o.ObjectMeta, nil
+	case *appsv1.StatefulSet:
+		return &o.Spec.Replicas, o.Status.Replicas, o.Spec.Selector, &o.ObjectMeta, nil
+	}
+	return nil, 0, nil, nil, apierrors.NewInternalError(fmt.Errorf("%T has no scale subresource", obj))
+}
+
+// toScale renders a workload as autoscaling/v1 Scale.
+func toScale(obj runtime.Object) (*autoscalingv1.Scale, error) {
+	spec, status, sel, m, err := scaleParts(obj)
+	if err != nil {
+		return nil, err
+	}
+	s := &autoscalingv1.Scale{
+		TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
+			ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp},
+		Status: autoscalingv1.ScaleStatus{Replicas: status},
+	}
+	if *spec != nil {
+		s.Spec.Replicas = **spec
+	}
+	if sel != nil {
+		if ls, err := metav1.LabelSelectorAsSelector(sel); err == nil {
+			s.Status.Selector = ls.String()
+		}
+	}
+	return s, nil
+}
+
+func (h *Handler) updateScale(w http.ResponseWriter, r *http.Request, t target, body []byte, opts writeOptions, options runtime.Object) {
+	scale := &autoscalingv1.Scale{}
+	if err := json.Unmarshal(body, scale); err != nil {
+		h.rs.Error(w, r, apierrors.NewBadRequest(fmt.Sprintf("error decoding Scale: %v", err)))
+		return
+	}
+	h.writeScale(w, r, t, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) { return scale, nil }, opts, options)
+}
+
+func (h *Handler) patchScale(w http.ResponseWriter, r *http.Request, t target, ptype string, body []byte, opts writeOptions, options runtime.Object) {
+	h.writeScale(w, r, t, func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
+		doc, err := json.Marshal(cur)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		patched, err := applyPatch(ptype, doc, body, &autoscalingv1.Scale{})
+		if err != nil {
+			return nil, err
+		}
+		out := &autoscalingv1.Scale{}
+		if err := json.Unmarshal(patched, out); err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return out, nil
+	}, opts, options)
+}
+
+// writeScale updates a workload's replicas through its Scale.
+func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, t target, change func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error), opts writeOptions, options runtime.Object) {
+	out, _, err := h.updateObject(r.Context(), target{res: t.res, ns: t.ns, name: t.name}, func(cur runtime.Object) (runtime.Object, error) {
+		curScale, err := toScale(cur)
+		if err != nil {
+			return nil, err
+		}
+		scale, err := change(curScale)
+		if err != nil {
+			return nil, err
+		}
+		if scale.Name != "" && scale.Name != t.name {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", scale.Name, t.name))
+		}
+		if scale.Spec.Replicas < 0 {
+			return nil, apierrors.NewInvalid(autoscalingv1.SchemeGroupVersion.WithKind("Scale").GroupKind(), t.name, field.ErrorList{
+				field.Invalid(field.NewPath("spec", "replicas"), scale.Spec.Replicas, "must be greater than or equal to 0")})
+		}
+		spec, _, _, m, _ := scaleParts(cur)
+		replicas := scale.Spec.Replicas
+		*spec = &replicas
+		m.ResourceVersion = scale.ResourceVersion
+		return cur, nil
+	}, opts, options, false)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	s, err := toScale(out)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	h.rs.Object(w, r, http.StatusOK, s)
+}

@@ -1,0 +1,188 @@
+package rest
+
+import (
+	"reflect"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/portcullis/portcullis/internal/registry"
+)
+
+// resetFields names the fields a write through (sub)resource may not set:
+// the main resource cannot write status, the status subresource cannot
+// write spec. Server-side apply uses it so such fields get no owner.
+func resetFields(res *registry.Resource, sub string) map[fieldpath.APIVersion]fieldpath.Filter {
+	if !res.Status {
+		return nil
+	}
+	path := "status"
+	if sub == "status" {
+		path = "spec"
+	}
+	v := fieldpath.APIVersion(res.GVR.GroupVersion().String())
+	return fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{
+		v: fieldpath.NewSet(fieldpath.MakePathOrDie(path)),
+	})
+}
+
+// structField returns the addressable field name of a typed object, or an
+// invalid value when the type has none.
+func structField(obj runtime.Object, name string) reflect.Value {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	return v.Elem().FieldByName(name)
+}
+
+// copyField sets dst.name = src.name.
+func copyField(dst, src runtime.Object, name string) {
+	d, s := structField(dst, name), structField(src, name)
+	if d.IsValid() && s.IsValid() && d.CanSet() {
+		d.Set(s)
+	}
+}
+
+// resetField sets obj.name to its zero value.
+func resetField(obj runtime.Object, name string) {
+	if f := structField(obj, name); f.IsValid() && f.CanSet() {
+		f.Set(reflect.Zero(f.Type()))
+	}
+}
+
+// specEqual reports whether a and b agree on everything but metadata and
+// status, the part of an object whose changes bump metadata.generation.
+func specEqual(a, b runtime.Object) bool {
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	t := va.Type()
+	for i := 0; i < t.NumField(); i++ {
+		switch t.Field(i).Name {
+		case "TypeMeta", "ObjectMeta", "Status":
+			continue
+		}
+		if !equality.Semantic.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			return false
+		}
+	}
+	return true
+}
+
+// prepareForCreate sets the fields the server owns on a new object.
+func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time) {
+	m, _ := meta.Accessor(obj)
+	m.SetUID(uuid.NewUUID())
+	m.SetCreationTimestamp(metav1.NewTime(now.Truncate(time.Second)))
+	m.SetDeletionTimestamp(nil)
+	m.SetDeletionGracePeriodSeconds(nil)
+	m.SetResourceVersion("")
+	m.SetSelfLink("")
+	if res.Generation {
+		m.SetGeneration(1)
+	} else {
+		m.SetGeneration(0)
+	}
+	switch o := obj.(type) {
+	case *corev1.Namespace:
+		o.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+		if !hasFinalizer(o.Spec.Finalizers, corev1.FinalizerKubernetes) {
+			o.Spec.Finalizers = append(o.Spec.Finalizers, corev1.FinalizerKubernetes)
+		}
+	case *corev1.Pod:
+		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(o)}
+	case *corev1.PersistentVolume:
+		o.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
+	case *corev1.PersistentVolumeClaim:
+		o.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	case *corev1.Node:
+		// Kubelets register their node with its status.
+	default:
+		if res.Status {
+			resetField(obj, "Status")
+		}
+	}
+}
+
+// prepareForUpdate carries the server-owned fields of old over to obj and
+// keeps the part of the object the addressed (sub)resource may not change.
+func prepareForUpdate(res *registry.Resource, sub string, obj, old runtime.Object) {
+	m, _ := meta.Accessor(obj)
+	om, _ := meta.Accessor(old)
+	m.SetUID(om.GetUID())
+	m.SetCreationTimestamp(om.GetCreationTimestamp())
+	m.SetDeletionTimestamp(om.GetDeletionTimestamp())
+	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
+	m.SetGeneration(om.GetGeneration())
+	m.SetSelfLink("")
+	switch sub {
+	case "status":
+		// Only status (and metadata) change through /status.
+		for _, name := range structFieldNames(obj) {
+			if name != "TypeMeta" && name != "ObjectMeta" && name != "Status" {
+				copyField(obj, old, name)
+			}
+		}
+	case "finalize":
+		n, o := obj.(*corev1.Namespace), old.(*corev1.Namespace)
+		n.Status = o.Status
+	default:
+		if res.Status {
+			copyField(obj, old, "Status")
+		}
+		if res.Generation && !specEqual(obj, old) {
+			m.SetGeneration(om.GetGeneration() + 1)
+		}
+	}
+	if ns, ok := obj.(*corev1.Namespace); ok && sub != "finalize" {
+		ns.Spec = old.(*corev1.Namespace).Spec
+	}
+}
+
+func structFieldNames(obj runtime.Object) []string {
+	t := reflect.TypeOf(obj).Elem()
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i] = t.Field(i).Name
+	}
+	return names
+}
+
+func hasFinalizer(list []corev1.FinalizerName, f corev1.FinalizerName) bool {
+	for _, x := range list {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// podQOS derives a pod's QoS class from its containers' requests and limits.
+func podQOS(p *corev1.Pod) corev1.PodQOSClass {
+	containers := append(append([]corev1.Container(nil), p.Spec.InitContainers...), p.Spec.Containers...)
+	any, guaranteed := false, true
+	for _, c := range containers {
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, hasReq := c.Resources.Requests[r]
+			lim, hasLim := c.Resources.Limits[r]
+			if hasReq || hasLim {
+				any = true
+			}
+			if !hasLim || (hasReq && req.Cmp(lim) != 0) {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case !any:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}

@@ -1,0 +1,183 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/storage"
+)
+
+func (h *Handler) update(w http.ResponseWriter, r *http.Request, t target) {
+	opts, options, err := parseWriteOptions(r, false)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	body, err := h.readBody(r)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	if t.sub == "scale" {
+		h.updateScale(w, r, t, body, opts, options)
+		return
+	}
+	obj, err := h.decodeBody(r, t.res, body, opts.FieldValidation)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	m, _ := meta.Accessor(obj)
+	if m.GetName() != t.name {
+		h.rs.Error(w, r, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), t.name)))
+		return
+	}
+	if err := checkNamespace(t, obj); err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	out, created, err := h.updateObject(r.Context(), t, func(cur runtime.Object) (runtime.Object, error) {
+		return obj.DeepCopyObject(), nil
+	}, opts, options, false)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	h.respond(w, r, code, t.res, out)
+}
+
+// updateFunc computes the new object from a copy of the current one
+// (nil when the object does not exist and the write may create it).
+type updateFunc func(cur runtime.Object) (runtime.Object, error)
+
+// updateObject is the read-modify-write loop behind update, patch and the
+// subresources. A new object that names a resourceVersion must match the
+// stored one (409 otherwise); one that does not is retried on conflict, so
+// patches apply to whatever is current. applied marks server-side apply,
+// whose managed fields tryUpdate already computed.
+func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFunc, opts writeOptions, options runtime.Object, applied bool) (runtime.Object, bool, error) {
+	res := t.res
+	key := res.Key(t.ns, t.name)
+	for attempt := 0; ; attempt++ {
+		kv, err := h.store.Get(ctx, key)
+		if errors.Is(err, storage.ErrNotFound) && applied && t.sub == "" {
+			obj, err := tryUpdate(nil)
+			if err != nil {
+				return nil, false, err
+			}
+			out, err := h.createObject(ctx, res, obj, obj, opts, options)
+			return out, err == nil, err
+		}
+		if err != nil {
+			return nil, false, storageError(err, res.GroupResource(), t.name)
+		}
+		cur, err := h.decodeStored(res, kv)
+		if err != nil {
+			return nil, false, apierrors.NewInternalError(err)
+		}
+		obj, err := tryUpdate(cur.DeepCopyObject())
+		if err != nil {
+			return nil, false, err
+		}
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, false, apierrors.NewBadRequest(err.Error())
+		}
+		explicitRV := m.GetResourceVersion() != ""
+		if explicitRV && m.GetResourceVersion() != strconv.FormatInt(kv.ModRevision, 10) {
+			return nil, false, apierrors.NewConflict(res.GroupResource(), t.name, errors.New(optimisticLockMsg))
+		}
+		om, _ := meta.Accessor(cur)
+		if om.GetDeletionTimestamp() != nil {
+			added := sets.New(m.GetFinalizers()...).Difference(sets.New(om.GetFinalizers()...))
+			if added.Len() > 0 {
+				return nil, false, apierrors.NewForbidden(res.GroupResource(), t.name,
+					fmt.Errorf("no new finalizers can be added if the object is being deleted, found new finalizers %q", sets.List(added)))
+			}
+		}
+		prepareForUpdate(res, t.sub, obj, cur)
+		if !applied {
+			fm := h.managers[managerKey{res.GVR, managerSub(t.sub)}]
+			obj = fm.UpdateNoErrors(cur, obj, opts.FieldManager)
+		}
+		sub := t.sub
+		attrs := h.attributes(ctx, res, sub, admission.Update, obj, cur, options, opts.DryRun)
+		if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
+			return nil, false, err
+		}
+		obj = attrs.Object
+		m, _ = meta.Accessor(obj)
+		if errs := h.validateUpdate(obj, cur); len(errs) > 0 {
+			return nil, false, apierrors.NewInvalid(res.GVK().GroupKind(), t.name, errs)
+		}
+		if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
+			return nil, false, err
+		}
+		// An object being deleted goes once its last finalizer is removed.
+		if m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && h.deletableNow(obj) {
+			if opts.DryRun {
+				return obj, false, nil
+			}
+			_, rev, err := h.store.Delete(ctx, key, kv.ModRevision)
+			if errors.Is(err, storage.ErrConflict) && !explicitRV && attempt < 100 {
+				continue
+			}
+			if err != nil {
+				return nil, false, storageError(err, res.GroupResource(), t.name)
+			}
+			setRV(obj, rev)
+			return obj, false, nil
+		}
+		data, err := h.encodeStored(res, obj)
+		if err != nil {
+			return nil, false, apierrors.NewInternalError(err)
+		}
+		if bytes.Equal(data, kv.Value) {
+			// Nothing changed: no write, the resourceVersion stays.
+			setRV(obj, kv.ModRevision)
+			return obj, false, nil
+		}
+		if opts.DryRun {
+			setRV(obj, kv.ModRevision)
+			return obj, false, nil
+		}
+		nkv, err := h.store.Update(ctx, key, data, kv.ModRevision)
+		if errors.Is(err, storage.ErrConflict) && !explicitRV && attempt < 100 {
+			continue
+		}
+		if err != nil {
+			return nil, false, storageError(err, res.GroupResource(), t.name)
+		}
+		setRV(obj, nkv.ModRevision)
+		return obj, false, nil
+	}
+}
+
+func managerSub(sub string) string {
+	if sub == "status" {
+		return "status"
+	}
+	return ""
+}
+
+func (h *Handler) validateUpdate(obj, old runtime.Object) field.ErrorList {
+	if h.cfg.ValidateUpdate == nil {
+		return nil
+	}
+	return h.cfg.ValidateUpdate(obj, old)
+}

@@ -1,0 +1,64 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"time"
+)
+
+// Config is the server's configuration, as the command line sets it.
+type Config struct {
+	DataDir           string
+	BindAddress       string
+	SecurePort        int
+	TLSCertFile       string
+	TLSPrivateKeyFile string
+	ClientCAFile      string
+	AuditPolicyFile   string
+	AuditLogPath      string
+	// CompactionInterval is how often the store discards old history
+	// (kube-apiserver's --etcd-compaction-interval); 0 disables it.
+	CompactionInterval time.Duration
+	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.
+	ShutdownTimeout time.Duration
+}
+
+// Default returns the configuration of `portcullis serve` with no flags.
+func Default() Config {
+	return Config{
+		DataDir:            "portcullis-data",
+		BindAddress:        "127.0.0.1",
+		SecurePort:         6443,
+		CompactionInterval: 5 * time.Minute,
+		ShutdownTimeout:    60 * time.Second,
+	}
+}
+
+// Validate reports every problem with the configuration.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir: must not be empty"))
+	}
+	if net.ParseIP(c.BindAddress) == nil {
+		errs = append(errs, fmt.Errorf("--bind-address: %q is not a valid IP address", c.BindAddress))
+	}
+	if c.SecurePort < 0 || c.SecurePort > 65535 {
+		errs = append(errs, fmt.Errorf("--secure-port: %d must be between 0 and 65535, inclusive", c.SecurePort))
+	}
+	if (c.TLSCertFile == "") != (c.TLSPrivateKeyFile == "") {
+		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file must be given together"))
+	}
+	if c.CompactionInterval < 0 {
+		errs = append(errs, errors.New("--etcd-compaction-interval: must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) pkiDir() string  { return filepath.Join(c.DataDir, "pki") }
+func (c *Config) dbPath() string  { return filepath.Join(c.DataDir, "db", "portcullis.db") }
+func (c *Config) kubeconfigPath() string {
+	return filepath.Join(c.DataDir, "admin.kubeconfig")
+}

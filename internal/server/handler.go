@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/authn"
+	"github.com/portcullis/portcullis/internal/discovery"
+	"github.com/portcullis/portcullis/internal/healthz"
+	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/request"
+	"github.com/portcullis/portcullis/internal/rest"
+	"github.com/portcullis/portcullis/internal/storage"
+	"github.com/portcullis/portcullis/internal/version"
+)
+
+type apiDeps struct {
+	store  storage.Store
+	authn  authn.Authenticator
+	log    *slog.Logger
+	config Config
+}
+
+// api is the assembled request path.
+type api struct {
+	handler http.Handler
+	rest    *rest.Handler
+	ready   atomic.Bool
+	closers []func()
+}
+
+func (a *api) setReady(v bool) { a.ready.Store(v) }
+
+func (a *api) close() {
+	for _, c := range a.closers {
+		c()
+	}
+}
+
+func newAPI(d apiDeps) (*api, error) {
+	scheme, err := registry.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry.New(registry.Builtin())
+	if err != nil {
+		return nil, err
+	}
+	a := &api{}
+	restHandler, err := rest.New(rest.Config{
+		Registry:  reg,
+		Scheme:    scheme,
+		Store:     d.store,
+		Admission: &admission.Chain{},
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.rest = restHandler
+	rs := restHandler.Responder()
+	disc, err := discovery.New(reg, rs)
+	if err != nil {
+		return nil, err
+	}
+
+	storeCheck := healthz.Check{Name: "etcd", Fn: func(ctx context.Context) error {
+		_, _, err := d.store.Revision(ctx)
+		return err
+	}}
+	readyCheck := healthz.Check{Name: "shutdown", Fn: func(context.Context) error {
+		if !a.ready.Load() {
+			return errors.New("server is not accepting requests")
+		}
+		return nil
+	}}
+	health := healthz.Handler{Endpoint: "healthz", Checks: []healthz.Check{healthz.Ping, storeCheck}}
+	live := healthz.Handler{Endpoint: "livez", Checks: []healthz.Check{healthz.Ping, storeCheck}}
+	ready := healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, storeCheck, readyCheck}}
+
+	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		st := request.StateFrom(r.Context())
+		switch {
+		case st.Info.IsResourceRequest:
+			restHandler.ServeHTTP(w, r)
+		case p == "/healthz" || strings.HasPrefix(p, "/healthz/"):
+			health.ServeHTTP(w, r)
+		case p == "/livez" || strings.HasPrefix(p, "/livez/"):
+			live.ServeHTTP(w, r)
+		case p == "/readyz" || strings.HasPrefix(p, "/readyz/"):
+			ready.ServeHTTP(w, r)
+		case p == "/version" || p == "/version/":
+			v := version.Info()
+			writeJSON(w, http.StatusOK, &v)
+		case disc.Serve(w, r):
+		default:
+			notFound(w, r, rs)
+		}
+	})
+	var h http.Handler = mux
+	h = withAuthentication(h, d.authn, rs, d.log)
+	h = withRequestState(h)
+	h = withRecovery(h, rs, d.log)
+	a.handler = h
+	return a, nil
+}

@@ -1,0 +1,176 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/portcullis/portcullis/internal/authn"
+	"github.com/portcullis/portcullis/internal/pki"
+	"github.com/portcullis/portcullis/internal/storage/bbolt"
+)
+
+// Run serves until ctx is done, then stops accepting connections, lets
+// in-flight requests finish within cfg.ShutdownTimeout, stops background
+// work and closes the store.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	start := time.Now()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("creating data directory: %w", err)
+	}
+	files, err := pki.Ensure(cfg.pkiDir(), servingHosts(cfg.BindAddress))
+	if err != nil {
+		return fmt.Errorf("preparing key material: %w", err)
+	}
+	tlsCfg, roots, err := tlsConfig(cfg, files)
+	if err != nil {
+		return err
+	}
+
+	if err := os.MkdirAll(filepath.Dir(cfg.dbPath()), 0o700); err != nil {
+		return fmt.Errorf("creating store directory: %w", err)
+	}
+	storeOpts := bbolt.Options{CompactInterval: cfg.CompactionInterval, Logger: log}
+	store, err := bbolt.Open(cfg.dbPath(), storeOpts)
+	if err != nil {
+		return fmt.Errorf("opening store %s: %w", cfg.dbPath(), err)
+	}
+	defer store.Close()
+
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.SecurePort)))
+	if err != nil {
+		return fmt.Errorf("listening: %w", err)
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+
+	app, err := newAPI(apiDeps{
+		store:  store,
+		authn:  authn.Union{authn.X509{Roots: roots}},
+		log:    log,
+		config: cfg,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	bgCtx, stopBackground := context.WithCancel(context.Background())
+	var bg sync.WaitGroup
+	defer func() {
+		stopBackground()
+		bg.Wait()
+	}()
+	if err := app.rest.Bootstrap(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	bg.Add(1)
+	go func() {
+		defer bg.Done()
+		app.rest.RunNamespaceController(bgCtx, log)
+	}()
+
+	url := "https://" + net.JoinHostPort(urlHost(cfg.BindAddress), strconv.Itoa(addr.Port))
+	if err := pki.WriteKubeconfig(cfg.kubeconfigPath(), url, files.CACert, files.AdminCert, files.AdminKey); err != nil {
+		ln.Close()
+		return fmt.Errorf("writing admin kubeconfig: %w", err)
+	}
+
+	srv := &http.Server{
+		Handler:           app.handler,
+		TLSConfig:         tlsCfg,
+		ReadHeaderTimeout: 32 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(tls.NewListener(ln, tlsCfg)) }()
+	app.setReady(true)
+	kubeconfig, _ := filepath.Abs(cfg.kubeconfigPath())
+	log.Info("portcullis is ready", "address", url, "kubeconfig", kubeconfig, "startup", time.Since(start).Round(time.Millisecond).String())
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	app.setReady(false)
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	// Watches never finish on their own: end them with the background work.
+	srv.RegisterOnShutdown(stopBackground)
+	err = srv.Shutdown(shutdownCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("in-flight requests did not finish before the shutdown deadline")
+		_ = srv.Close()
+	}
+	app.close()
+	stopBackground()
+	bg.Wait()
+	if cerr := store.Close(); cerr != nil {
+		return fmt.Errorf("closing store: %w", cerr)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// servingHosts are the names the generated serving certificate covers.
+func servingHosts(bind string) []string {
+	hosts := []string{"127.0.0.1", "localhost", "::1"}
+	if ip := net.ParseIP(bind); ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() {
+		hosts = append(hosts, bind)
+	}
+	return hosts
+}
+
+func urlHost(bind string) string {
+	if ip := net.ParseIP(bind); ip == nil || ip.IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return bind
+}
+
+// tlsConfig builds the serving TLS configuration. Client certificates are
+// requested but verified by the x509 authenticator, so a bad certificate
+// gets a 401 Status rather than a failed handshake, as in kube-apiserver.
+func tlsConfig(cfg Config, files pki.Files) (*tls.Config, func() *x509.CertPool, error) {
+	certFile, keyFile := files.ServingCert, files.ServingKey
+	if cfg.TLSCertFile != "" {
+		certFile, keyFile = cfg.TLSCertFile, cfg.TLSPrivateKeyFile
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading serving certificate: %w", err)
+	}
+	caFile := files.CACert
+	if cfg.ClientCAFile != "" {
+		caFile = cfg.ClientCAFile
+	}
+	caPEM, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--client-ca-file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, nil, fmt.Errorf("--client-ca-file: %s holds no PEM certificates", caFile)
+	}
+	return &tls.Config{
+		Certificates: []tls.Certificate{cert},
+		ClientAuth:   tls.RequestClientCert,
+		MinVersion:   tls.VersionTLS12,
+		NextProtos:   []string{"h2", "http/1.1"},
+	}, func() *x509.CertPool { return pool }, nil
+}
