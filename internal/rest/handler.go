@@ -111,7 +111,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.notFound(w, r)
 		return
 	}
-	t := target{res: res, ns: info.Namespace, name: info.Name, sub: info.Subresource}
+	// Info.Name may come from a metadata.name field selector (for
+	// authorization); the addressed object is the one in the path.
+	t := target{res: res, ns: info.Namespace, sub: info.Subresource}
+	if len(info.Parts) > 1 {
+		t.name = info.Parts[1]
+	}
 	if res.GVR.Resource == "namespaces" && res.GVR.Group == "" {
 		t.ns = ""
 	} else if !res.Namespaced && info.Namespace != "" {

@@ -57,8 +57,8 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (c *Config) pkiDir() string  { return filepath.Join(c.DataDir, "pki") }
-func (c *Config) dbPath() string  { return filepath.Join(c.DataDir, "db", "portcullis.db") }
+func (c *Config) pkiDir() string { return filepath.Join(c.DataDir, "pki") }
+func (c *Config) dbPath() string { return filepath.Join(c.DataDir, "db", "portcullis.db") }
 func (c *Config) kubeconfigPath() string {
 	return filepath.Join(c.DataDir, "admin.kubeconfig")
 }

@@ -1,8 +1,14 @@
 package server
 
 import (
+	"time"
+
 	"context"
 	"errors"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -12,6 +18,7 @@ import (
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/discovery"
 	"github.com/portcullis/portcullis/internal/healthz"
+	"github.com/portcullis/portcullis/internal/printers"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/rest"
@@ -57,6 +64,7 @@ func newAPI(d apiDeps) (*api, error) {
 		Scheme:    scheme,
 		Store:     d.store,
 		Admission: &admission.Chain{},
+		Table:     table,
 	})
 	if err != nil {
 		return nil, err
@@ -108,4 +116,17 @@ func newAPI(d apiDeps) (*api, error) {
 	h = withRecovery(h, rs, d.log)
 	a.handler = h
 	return a, nil
+}
+
+// table renders kubectl's tables, mapping the printers' errors to the
+// status codes kube-apiserver answers with.
+func table(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1.Table, error) {
+	t, err := printers.Table(obj, opts, now)
+	switch {
+	case errors.Is(err, printers.ErrIncludeObject):
+		return nil, apierrors.NewBadRequest(err.Error())
+	case errors.Is(err, printers.ErrNotTable):
+		return nil, apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "get", schema.GroupResource{}, "", err.Error(), 0, false)
+	}
+	return t, err
 }

@@ -1,0 +1,158 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/request"
+	"github.com/portcullis/portcullis/internal/storage/bbolt"
+)
+
+// testServer is the REST handler on a real store in a temporary directory.
+type testServer struct {
+	t *testing.T
+	h *Handler
+	s http.Handler
+}
+
+func newTestServer(t *testing.T) *testServer {
+	t.Helper()
+	store, err := bbolt.Open(filepath.Join(t.TempDir(), "db"), bbolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := store.Check(); err != nil {
+			t.Errorf("store check: %v", err)
+		}
+		store.Close()
+	})
+	scheme, err := registry.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.New(registry.Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Config{Registry: reg, Scheme: scheme, Store: store, Admission: &admission.Chain{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Bootstrap(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := &request.State{Info: request.Parse(r), User: &user.DefaultInfo{Name: "admin", Groups: []string{"system:masters"}}}
+		h.ServeHTTP(w, r.WithContext(request.WithState(r.Context(), st)))
+	})
+	return &testServer{t: t, h: h, s: s}
+}
+
+type response struct {
+	code   int
+	body   string
+	header http.Header
+}
+
+func (ts *testServer) do(method, path, contentType, body string) response {
+	ts.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	rec := httptest.NewRecorder()
+	ts.s.ServeHTTP(rec, req)
+	data, _ := io.ReadAll(rec.Result().Body)
+	return response{code: rec.Code, body: string(data), header: rec.Header()}
+}
+
+func (r response) status(t *testing.T) metav1.Status {
+	t.Helper()
+	var s metav1.Status
+	if err := json.Unmarshal([]byte(r.body), &s); err != nil {
+		t.Fatalf("response is not a Status: %v: %s", err, r.body)
+	}
+	return s
+}
+
+func TestVerbs(t *testing.T) {
+	ts := newTestServer(t)
+	const cm = "/api/v1/namespaces/default/configmaps"
+	steps := []struct {
+		name, method, path, ctype, body string
+		code                            int
+		contains                        string
+	}{
+		{"create", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}}`, 201, `"resourceVersion"`},
+		{"create again", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`, 409, `configmaps \"a\" already exists`},
+		{"create yaml", "POST", cm, mediaYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yml1\n", 201, `"name":"yml1"`},
+		{"get", "GET", cm + "/a", "", "", 200, `"k":"v"`},
+		{"get missing", "GET", cm + "/nope", "", "", 404, `configmaps \"nope\" not found`},
+		{"stale update", "PUT", cm + "/a", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"1"}}`, 409, "the object has been modified"},
+		{"name mismatch", "PUT", cm + "/a", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"}}`, 400, "does not match the name on the URL"},
+		{"namespace mismatch", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"other"}}`, 400, "does not match the namespace"},
+		{"missing namespace", "POST", "/api/v1/namespaces/nope/configmaps", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`, 404, `namespaces \"nope\" not found`},
+		{"wrong kind", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"c"}}`, 400, "does not match"},
+		{"malformed", "POST", cm, mediaJSON, `{"apiVersion":`, 400, "unrecognized"},
+		{"strict unknown field", "POST", cm + "?fieldValidation=Strict", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"s"},"bogus":1}`, 400, `unknown field \"bogus\"`},
+		{"no name", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{}}`, 422, "name or generateName is required"},
+		{"generateName", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"gen-"}}`, 201, `"name":"gen-`},
+		{"merge patch", "PATCH", cm + "/a", mediaMergePatch, `{"data":{"m":"1"}}`, 200, `"m":"1"`},
+		{"json patch", "PATCH", cm + "/a", mediaJSONPatch, `[{"op":"add","path":"/data/j","value":"2"}]`, 200, `"j":"2"`},
+		{"json patch fails", "PATCH", cm + "/a", mediaJSONPatch, `[{"op":"test","path":"/data/j","value":"3"}]`, 422, "patch"},
+		{"strategic patch", "PATCH", cm + "/a", mediaSMPatch, `{"data":{"s":"3"}}`, 200, `"s":"3"`},
+		{"bad patch type", "PATCH", cm + "/a", "text/plain", `x`, 415, "unknown format"},
+		{"apply needs manager", "PATCH", cm + "/b", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n", 400, "fieldManager"},
+		{"apply creates", "PATCH", cm + "/b?fieldManager=me", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: one\n", 201, `"manager":"me"`},
+		{"apply conflict", "PATCH", cm + "/b?fieldManager=you", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: two\n", 409, "conflict"},
+		{"apply force", "PATCH", cm + "/b?fieldManager=you&force=true", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: two\n", 200, `"x":"two"`},
+		{"dry run create", "POST", cm + "?dryRun=All", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}`, 201, `"name":"dry"`},
+		{"dry run not stored", "GET", cm + "/dry", "", "", 404, "not found"},
+		{"bad dry run", "POST", cm + "?dryRun=Yes", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}`, 400, "dryRun"},
+		{"delete", "DELETE", cm + "/yml1", "", "", 200, `"status":"Success"`},
+		{"delete missing", "DELETE", cm + "/yml1", "", "", 404, "not found"},
+		{"unknown resource", "GET", "/api/v1/widgets", "", "", 404, "could not find the requested resource"},
+		{"cluster resource in namespace", "GET", "/api/v1/namespaces/default/nodes", "", "", 404, "could not find"},
+		{"unknown subresource", "GET", cm + "/a/status", "", "", 404, "could not find"},
+		{"bad label selector", "GET", cm + "?labelSelector=a%3D%3D%3Db", "", "", 400, ""},
+		{"bad field selector", "GET", cm + "?fieldSelector=spec.foo%3Dbar", "", "", 400, "field label not supported: spec.foo"},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			r := ts.do(s.method, s.path, s.ctype, s.body)
+			if r.code != s.code {
+				t.Fatalf("%s %s: code %d, want %d: %s", s.method, s.path, r.code, s.code, r.body)
+			}
+			if !strings.Contains(r.body, s.contains) {
+				t.Errorf("%s %s: body lacks %q: %s", s.method, s.path, s.contains, r.body)
+			}
+		})
+	}
+}
+
+func TestRequestTooLarge(t *testing.T) {
+	ts := newTestServer(t)
+	big := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big"},"data":{"k":"` + strings.Repeat("x", 3<<20) + `"}}`
+	r := ts.do("POST", "/api/v1/namespaces/default/configmaps", mediaJSON, big)
+	if r.code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("code %d, want 413: %.200s", r.code, r.body)
+	}
+	if got := r.status(t).Message; got != "Request entity too large: limit is 3145728" {
+		t.Errorf("message %q", got)
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
