@@ -22,12 +22,12 @@ import (
 
 // testServer is the REST handler on a real store in a temporary directory.
 type testServer struct {
-	t *testing.T
+	t testing.TB
 	h *Handler
 	s http.Handler
 }
 
-func newTestServer(t *testing.T) *testServer {
+func newTestServer(t testing.TB) *testServer {
 	t.Helper()
 	store, err := bbolt.Open(filepath.Join(t.TempDir(), "db"), bbolt.Options{})
 	if err != nil {
