@@ -60,6 +60,11 @@ func newServe() *cobra.Command {
 	f.StringVar(&cfg.ClientCAFile, "client-ca-file", "", "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. Defaults to the generated CA.")
 	f.DurationVar(&cfg.CompactionInterval, "etcd-compaction-interval", cfg.CompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled.")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "How long in-flight requests may run after SIGTERM or SIGINT before they are cut off.")
+	f.StringVar(&cfg.AuditPolicyFile, "audit-policy-file", "", "Path to the file that defines the audit policy configuration.")
+	f.StringVar(&cfg.AuditLogPath, "audit-log-path", "", "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out.")
+	f.IntVar(&cfg.AuditLogMaxSize, "audit-log-maxsize", cfg.AuditLogMaxSize, "The maximum size in megabytes of the audit log file before it gets rotated.")
+	f.IntVar(&cfg.AuditLogMaxAge, "audit-log-maxage", cfg.AuditLogMaxAge, "The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.")
+	f.IntVar(&cfg.AuditLogMaxBackup, "audit-log-maxbackup", cfg.AuditLogMaxBackup, "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.")
 	f.IntVarP(&verbosity, "v", "v", 0, "Log verbosity; 4 or more logs debug messages.")
 	return cmd
 }

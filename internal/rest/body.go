@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
 )
@@ -37,6 +38,7 @@ func (h *Handler) readBody(r *http.Request) ([]byte, error) {
 	if int64(len(data)) > limit {
 		return nil, tooLarge(limit)
 	}
+	audit.RecorderFrom(r.Context()).SetRequestObject(data)
 	return data, nil
 }
 
@@ -55,7 +57,8 @@ func (h *Handler) decodeBody(r *http.Request, res *registry.Resource, body []byt
 	if err != nil {
 		return nil, err
 	}
-	dec, err := h.c.decoderFor(r.Header.Get("Content-Type"), strict != "Ignore")
+	var dec runtime.Decoder
+	dec, err = h.c.decoderFor(r.Header.Get("Content-Type"), strict != "Ignore")
 	if err != nil {
 		return nil, unsupportedMediaType(r.Header.Get("Content-Type"))
 	}
@@ -72,6 +75,12 @@ func (h *Handler) decodeBody(r *http.Request, res *registry.Resource, body []byt
 			for _, e := range strictErrors(err) {
 				st.AddWarning(e)
 			}
+		}
+	}
+	if rec := audit.RecorderFrom(r.Context()); rec != nil && dec == h.c.proto {
+		// The audit event holds JSON: re-encode what protobuf clients sent.
+		if js, err := h.c.encode(h.c.json, obj); err == nil {
+			rec.SetRequestObject(js)
 		}
 	}
 	if got != nil && (got.Kind != gvk.Kind || got.GroupVersion() != gvk.GroupVersion()) {

@@ -154,7 +154,7 @@ func TestWatch(t *testing.T) {
 	var got []string
 	for len(got) < len(want) && sc.Scan() {
 		var ev struct {
-			Type   string            `json:"type"`
+			Type   string           `json:"type"`
 			Object corev1.ConfigMap `json:"object"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {

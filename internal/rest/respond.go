@@ -3,6 +3,7 @@ package rest
 import (
 	"errors"
 	"fmt"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	"net/http"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/request"
 )
 
@@ -42,6 +44,15 @@ func (rs *Responder) write(w http.ResponseWriter, r *http.Request, code int, enc
 		data, _ = rs.c.encode(rs.c.json, &st)
 		typ, code = mediaJSON, http.StatusInternalServerError
 	}
+	if rec := audit.RecorderFrom(r.Context()); rec != nil {
+		if typ == mediaJSON {
+			rec.SetResponseObject(data)
+		} else if rec.Level() == auditv1.LevelRequestResponse {
+			if js, err := rs.c.encode(rs.c.json, obj); err == nil {
+				rec.SetResponseObject(js)
+			}
+		}
+	}
 	writeWarnings(w, r)
 	w.Header().Set("Content-Type", typ)
 	w.WriteHeader(code)
@@ -69,6 +80,7 @@ func (rs *Responder) negotiate(r *http.Request) (runtime.Encoder, string) {
 // become 500 Internal Server Error without leaking details beyond the text.
 func (rs *Responder) Error(w http.ResponseWriter, r *http.Request, err error) {
 	status := ErrorToStatus(err)
+	audit.RecorderFrom(r.Context()).SetResponseStatus(status)
 	enc, typ := rs.negotiate(r)
 	if enc == nil {
 		enc, typ = rs.c.json, mediaJSON

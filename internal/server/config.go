@@ -18,6 +18,9 @@ type Config struct {
 	ClientCAFile      string
 	AuditPolicyFile   string
 	AuditLogPath      string
+	AuditLogMaxSize   int
+	AuditLogMaxAge    int
+	AuditLogMaxBackup int
 	// CompactionInterval is how often the store discards old history
 	// (kube-apiserver's --etcd-compaction-interval); 0 disables it.
 	CompactionInterval time.Duration
@@ -33,6 +36,9 @@ func Default() Config {
 		SecurePort:         6443,
 		CompactionInterval: 5 * time.Minute,
 		ShutdownTimeout:    60 * time.Second,
+		AuditLogMaxSize:    100,
+		AuditLogMaxAge:     366,
+		AuditLogMaxBackup:  100,
 	}
 }
 

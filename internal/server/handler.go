@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"time"
 
 	"context"
@@ -15,9 +16,11 @@ import (
 	"sync/atomic"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/discovery"
 	"github.com/portcullis/portcullis/internal/healthz"
+	"github.com/portcullis/portcullis/internal/metrics"
 	"github.com/portcullis/portcullis/internal/printers"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
@@ -90,7 +93,7 @@ func newAPI(d apiDeps) (*api, error) {
 	live := healthz.Handler{Endpoint: "livez", Checks: []healthz.Check{healthz.Ping, storeCheck}}
 	ready := healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, storeCheck, readyCheck}}
 
-	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var mux http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		st := request.StateFrom(r.Context())
 		switch {
@@ -110,7 +113,23 @@ func newAPI(d apiDeps) (*api, error) {
 			notFound(w, r, rs)
 		}
 	})
+	metricsRegistry := metrics.NewRegistry()
+	mux = withMetricsEndpoint(mux, metricsRegistry.Handler())
 	var h http.Handler = mux
+	if d.config.AuditPolicyFile != "" && d.config.AuditLogPath != "" {
+		policy, err := audit.LoadPolicy(d.config.AuditPolicyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--audit-policy-file: %w", err)
+		}
+		logger, err := audit.NewLogger(audit.LogConfig{Path: d.config.AuditLogPath, MaxSizeMB: d.config.AuditLogMaxSize,
+			MaxAgeDays: d.config.AuditLogMaxAge, MaxBackups: d.config.AuditLogMaxBackup})
+		if err != nil {
+			return nil, fmt.Errorf("--audit-log-path: %w", err)
+		}
+		a.closers = append(a.closers, func() { _ = logger.Close() })
+		h = audit.Middleware(h, logger, policy)
+	}
+	h = metricsRegistry.Middleware(h)
 	h = withAuthentication(h, d.authn, rs, d.log)
 	h = withRequestState(h)
 	h = withRecovery(h, rs, d.log)
@@ -129,4 +148,15 @@ func table(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1
 		return nil, apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "get", schema.GroupResource{}, "", err.Error(), 0, false)
 	}
 	return t, err
+}
+
+// withMetricsEndpoint serves /metrics ahead of the rest of the router.
+func withMetricsEndpoint(next, metricsHandler http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			metricsHandler.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
