@@ -15,9 +15,11 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/storage/bbolt"
+	"github.com/portcullis/portcullis/internal/validation"
 )
 
 // testServer is the REST handler on a real store in a temporary directory.
@@ -47,7 +49,8 @@ func newTestServer(t testing.TB) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(Config{Registry: reg, Scheme: scheme, Store: store, Admission: &admission.Chain{}})
+	h, err := New(Config{Registry: reg, Scheme: scheme, Store: store, Admission: &admission.Chain{},
+		Default: defaults.Apply, ValidateCreate: validation.Create, ValidateUpdate: validation.Update})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +131,12 @@ func TestVerbs(t *testing.T) {
 		{"cluster resource in namespace", "GET", "/api/v1/namespaces/default/nodes", "", "", 404, "could not find"},
 		{"unknown subresource", "GET", cm + "/a/status", "", "", 404, "could not find"},
 		{"bad label selector", "GET", cm + "?labelSelector=a%3D%3D%3Db", "", "", 400, ""},
+		{"invalid webhook", "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", mediaJSON,
+			`{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"w"},"webhooks":[{"name":"bad","clientConfig":{"url":"https://example.com"},"sideEffects":"None","admissionReviewVersions":["v1"]}]}`,
+			422, `ValidatingWebhookConfiguration.admissionregistration.k8s.io \"w\" is invalid: webhooks[0].name`},
+		{"invalid role", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", mediaJSON,
+			`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods"]}]}`,
+			422, `rules[0].verbs: Required value`},
 		{"bad field selector", "GET", cm + "?fieldSelector=spec.foo%3Dbar", "", "", 400, "field label not supported: spec.foo"},
 	}
 	for _, s := range steps {

@@ -98,9 +98,16 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		if err != nil {
 			return nil, false, apierrors.NewBadRequest(err.Error())
 		}
+		if h.cfg.Default != nil {
+			h.cfg.Default(obj)
+		}
 		explicitRV := m.GetResourceVersion() != ""
 		if explicitRV && m.GetResourceVersion() != strconv.FormatInt(kv.ModRevision, 10) {
 			return nil, false, apierrors.NewConflict(res.GroupResource(), t.name, errors.New(optimisticLockMsg))
+		}
+		if !explicitRV {
+			// An unconditional write applies to what is stored now.
+			m.SetResourceVersion(strconv.FormatInt(kv.ModRevision, 10))
 		}
 		om, _ := meta.Accessor(cur)
 		if om.GetDeletionTimestamp() != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/authn"
+	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/discovery"
 	"github.com/portcullis/portcullis/internal/healthz"
 	"github.com/portcullis/portcullis/internal/metrics"
@@ -26,6 +27,7 @@ import (
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/rest"
 	"github.com/portcullis/portcullis/internal/storage"
+	"github.com/portcullis/portcullis/internal/validation"
 	"github.com/portcullis/portcullis/internal/version"
 )
 
@@ -68,6 +70,10 @@ func newAPI(d apiDeps) (*api, error) {
 		Store:     d.store,
 		Admission: &admission.Chain{},
 		Table:     table,
+		// Validation assumes defaulted objects; the REST layer defaults first.
+		Default:        defaults.Apply,
+		ValidateCreate: validation.Create,
+		ValidateUpdate: validation.Update,
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,115 @@
+package defaults
+
+import (
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Apply sets, in place, the defaults kube-apiserver sets for obj's type.
+func Apply(obj runtime.Object) {
+	switch o := obj.(type) {
+	case *corev1.Namespace:
+		if o != nil {
+			namespace(o)
+		}
+	case *corev1.Pod:
+		if o != nil {
+			pod(o)
+		}
+	case *corev1.Node:
+		if o != nil {
+			node(o)
+		}
+	case *corev1.Service:
+		if o != nil {
+			service(o)
+		}
+	case *corev1.Endpoints:
+		if o != nil {
+			endpoints(o)
+		}
+	case *corev1.Secret:
+		if o != nil {
+			secret(o)
+		}
+	case *corev1.PersistentVolume:
+		if o != nil {
+			persistentVolume(o)
+		}
+	case *corev1.PersistentVolumeClaim:
+		if o != nil {
+			persistentVolumeClaim(o)
+		}
+	case *corev1.LimitRange:
+		if o != nil {
+			limitRange(o)
+		}
+	case *appsv1.Deployment:
+		if o != nil {
+			deployment(o)
+		}
+	case *appsv1.ReplicaSet:
+		if o != nil {
+			replicaSet(o)
+		}
+	case *appsv1.StatefulSet:
+		if o != nil {
+			statefulSet(o)
+		}
+	case *appsv1.DaemonSet:
+		if o != nil {
+			daemonSet(o)
+		}
+	case *rbacv1.RoleBinding:
+		if o != nil {
+			roleBinding(o)
+		}
+	case *rbacv1.ClusterRoleBinding:
+		if o != nil {
+			clusterRoleBinding(o)
+		}
+	case *admissionv1.ValidatingWebhookConfiguration:
+		if o != nil {
+			validatingWebhookConfiguration(o)
+		}
+	case *admissionv1.MutatingWebhookConfiguration:
+		if o != nil {
+			mutatingWebhookConfiguration(o)
+		}
+	case *admissionv1.ValidatingAdmissionPolicy:
+		if o != nil {
+			validatingAdmissionPolicy(o)
+		}
+	case *admissionv1.ValidatingAdmissionPolicyBinding:
+		if o != nil {
+			matchResources(o.Spec.MatchResources)
+		}
+	case *admissionv1.MutatingAdmissionPolicy:
+		if o != nil {
+			mutatingAdmissionPolicy(o)
+		}
+	case *admissionv1.MutatingAdmissionPolicyBinding:
+		if o != nil {
+			matchResources(o.Spec.MatchResources)
+		}
+	case *storagev1.StorageClass:
+		if o != nil {
+			storageClass(o)
+		}
+	case *storagev1.CSIDriver:
+		if o != nil {
+			csiDriver(o)
+		}
+	case *certificatesv1.CertificateSigningRequest:
+		if o != nil {
+			csr(o)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
