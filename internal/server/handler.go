@@ -22,6 +22,7 @@ import (
 	"github.com/portcullis/portcullis/internal/discovery"
 	"github.com/portcullis/portcullis/internal/healthz"
 	"github.com/portcullis/portcullis/internal/metrics"
+	"github.com/portcullis/portcullis/internal/openapi"
 	"github.com/portcullis/portcullis/internal/printers"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
@@ -42,6 +43,7 @@ type apiDeps struct {
 type api struct {
 	handler http.Handler
 	rest    *rest.Handler
+	openapi *openapi.Documents
 	ready   atomic.Bool
 	closers []func()
 }
@@ -85,6 +87,13 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 
+	docs, err := openapi.New(scheme, openAPIResources(reg), openapi.Info{Title: "Kubernetes", Version: version.Info().GitVersion})
+	if err != nil {
+		return nil, fmt.Errorf("building OpenAPI documents: %w", err)
+	}
+	a.openapi = docs
+	v2, v3 := docs.V2Handler(), docs.V3Handler()
+
 	storeCheck := healthz.Check{Name: "etcd", Fn: func(ctx context.Context) error {
 		_, _, err := d.store.Revision(ctx)
 		return err
@@ -114,6 +123,10 @@ func newAPI(d apiDeps) (*api, error) {
 		case p == "/version" || p == "/version/":
 			v := version.Info()
 			writeJSON(w, http.StatusOK, &v)
+		case p == "/openapi/v2":
+			v2.ServeHTTP(w, r)
+		case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
+			v3.ServeHTTP(w, r)
 		case disc.Serve(w, r):
 		default:
 			notFound(w, r, rs)
@@ -165,4 +178,21 @@ func withMetricsEndpoint(next, metricsHandler http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// openAPIResources describes the registry's resources for the OpenAPI documents.
+func openAPIResources(reg *registry.Registry) []openapi.Resource {
+	var out []openapi.Resource
+	for _, res := range reg.All() {
+		r := openapi.Resource{GVK: res.GVK(), ListGVK: res.GVR.GroupVersion().WithKind(res.Kind + "List"),
+			Plural: res.GVR.Resource, Namespaced: res.Namespaced, Verbs: res.AllVerbs()}
+		if res.Status {
+			r.Subresources = append(r.Subresources, "status")
+		}
+		if res.Scale {
+			r.Subresources = append(r.Subresources, "scale")
+		}
+		out = append(out, r)
+	}
+	return out
 }

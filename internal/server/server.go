@@ -98,6 +98,15 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(tls.NewListener(ln, tlsCfg)) }()
 	app.setReady(true)
+	// Render the OpenAPI documents off the start-up path: the first
+	// kubectl apply or explain then finds them ready.
+	bg.Add(1)
+	go func() {
+		defer bg.Done()
+		if err := app.openapi.Warm(); err != nil {
+			log.Error("building OpenAPI documents", "err", err)
+		}
+	}()
 	kubeconfig, _ := filepath.Abs(cfg.kubeconfigPath())
 	log.Info("portcullis is ready", "address", url, "kubeconfig", kubeconfig, "startup", time.Since(start).Round(time.Millisecond).String())
 

@@ -1,0 +1,83 @@
+package openapi
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// BenchmarkNew measures what start-up pays: the model, without rendering.
+func BenchmarkNew(b *testing.B) {
+	resources := servedResources()
+	for b.Loop() {
+		if _, err := New(clientgoscheme.Scheme, resources, testInfo); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRender measures what the first request pays: list types,
+// the v2 document and every v3 document, in JSON. The structured-merge-diff
+// schema is parsed once per process, so only the first iteration pays for
+// it; TestFirstBuildTime reports that cost.
+func BenchmarkRender(b *testing.B) {
+	resources := servedResources()
+	for b.Loop() {
+		d, err := New(clientgoscheme.Scheme, resources, testInfo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.build(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkServe measures a request once the documents are built: what
+// every kubectl invocation pays.
+func BenchmarkServe(b *testing.B) {
+	d, err := New(clientgoscheme.Scheme, servedResources(), testInfo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := d.Warm(); err != nil {
+		b.Fatal(err)
+	}
+	for name, target := range map[string]string{"v3 index": "/openapi/v3", "v3 apps": "/openapi/v3/apis/apps/v1", "v2": "/openapi/v2"} {
+		h := d.V3Handler()
+		if name == "v2" {
+			h = d.V2Handler()
+		}
+		b.Run(name, func(b *testing.B) {
+			r := httptest.NewRequest(http.MethodGet, target, nil)
+			r.Header.Set("Accept", "application/json")
+			for b.Loop() {
+				w := &discard{header: http.Header{}}
+				h.ServeHTTP(w, r)
+				if w.code != http.StatusOK {
+					b.Fatal(w.code)
+				}
+			}
+		})
+	}
+}
+
+// discard is a ResponseWriter that keeps nothing of the body, as a network
+// connection would not; httptest's recorder would measure its own copying.
+type discard struct {
+	header http.Header
+	code   int
+}
+
+func (d *discard) Header() http.Header { return d.header }
+
+func (d *discard) Write(p []byte) (int, error) {
+	if d.code == 0 {
+		d.code = http.StatusOK
+	}
+	return len(p), nil
+}
+
+func (d *discard) WriteHeader(code int) { d.code = code }

@@ -1,0 +1,32 @@
+package openapi
+
+import (
+	"testing"
+	"time"
+)
+
+// TestFirstBuildTime logs what the first request pays and how large the
+// documents are (go test -v -run TestFirstBuildTime). It asserts nothing
+// about time: the figures depend on the machine and its load.
+func TestFirstBuildTime(t *testing.T) {
+	start := time.Now()
+	d := newTestDocuments(t)
+	t.Logf("New: %v (%d definitions, %d paths)", time.Since(start), len(d.defs), len(d.paths))
+	start = time.Now()
+	b, err := d.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first build: %v", time.Since(start))
+	total := 0
+	for _, g := range b.gvs {
+		total += len(g.json.body)
+	}
+	t.Logf("v2 JSON %d bytes; v3 JSON %d bytes in %d group-versions", len(b.v2.body), total, len(b.gvs))
+	start = time.Now()
+	pb, err := b.v2Proto.get(b.v2.body, v2ToProto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("v2 protobuf: %d bytes in %v", len(pb), time.Since(start))
+}
