@@ -1,0 +1,70 @@
+package authn
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"k8s.io/apiserver/pkg/authentication/user"
+)
+
+// Token authenticates a bearer token. Like Authenticator it reports
+// whether it recognised the token and errors only for a recognised token
+// that is not valid (or when it cannot decide).
+type Token interface {
+	AuthenticateToken(ctx context.Context, token string) (user.Info, bool, error)
+}
+
+// TokenFunc adapts a function to Token.
+type TokenFunc func(ctx context.Context, token string) (user.Info, bool, error)
+
+// AuthenticateToken calls f.
+func (f TokenFunc) AuthenticateToken(ctx context.Context, token string) (user.Info, bool, error) {
+	return f(ctx, token)
+}
+
+// TokenUnion asks each token authenticator in order; the first that
+// recognises the token decides.
+type TokenUnion []Token
+
+// AuthenticateToken implements Token.
+func (u TokenUnion) AuthenticateToken(ctx context.Context, token string) (user.Info, bool, error) {
+	var firstErr error
+	for _, a := range u {
+		info, ok, err := a.AuthenticateToken(ctx, token)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if ok {
+			return info, true, nil
+		}
+	}
+	return nil, false, firstErr
+}
+
+// Bearer authenticates requests carrying "Authorization: Bearer <token>"
+// with a Token authenticator. Requests without one are not recognised; an
+// empty or malformed bearer header is, and fails.
+type Bearer struct {
+	Token Token
+}
+
+// AuthenticateRequest implements Authenticator.
+func (b Bearer) AuthenticateRequest(r *http.Request) (user.Info, bool, error) {
+	h := strings.TrimSpace(r.Header.Get("Authorization"))
+	if h == "" {
+		return nil, false, nil
+	}
+	parts := strings.SplitN(h, " ", 2)
+	if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") {
+		return nil, false, nil
+	}
+	token := strings.TrimSpace(parts[1])
+	if token == "" {
+		return nil, false, nil
+	}
+	return b.Token.AuthenticateToken(r.Context(), token)
+}
