@@ -5,6 +5,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -122,6 +123,11 @@ func Builtin() []*Resource {
 			Fields: func(o runtime.Object) fields.Set {
 				return fields.Set{"spec.signerName": o.(*certificatesv1.CertificateSigningRequest).Spec.SignerName}
 			}},
+
+		{GVR: gvr("authentication.k8s.io", "v1", "tokenreviews"), Kind: "TokenReview", Virtual: true, Verbs: []string{"create"},
+			New: func() runtime.Object { return &authenticationv1.TokenReview{} }, NewList: func() runtime.Object { return &authenticationv1.TokenReview{} }},
+		{GVR: gvr("authentication.k8s.io", "v1", "selfsubjectreviews"), Kind: "SelfSubjectReview", Virtual: true, Verbs: []string{"create"},
+			New: func() runtime.Object { return &authenticationv1.SelfSubjectReview{} }, NewList: func() runtime.Object { return &authenticationv1.SelfSubjectReview{} }},
 
 		{GVR: gvr("events.k8s.io", "v1", "events"), Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
 			New: func() runtime.Object { return &eventsv1.Event{} }, NewList: func() runtime.Object { return &eventsv1.EventList{} }},

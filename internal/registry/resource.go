@@ -35,6 +35,9 @@ type Resource struct {
 	Singular string
 	// Verbs overrides the default verb set.
 	Verbs []string
+	// Virtual resources are not stored: a create is answered by a
+	// function of the request (reviews such as TokenReview).
+	Virtual bool
 }
 
 // GVK returns the resource's kind in its group and version.

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -33,6 +34,8 @@ type Config struct {
 	// Table renders objects for kubectl get; nil serves the default
 	// name/age table.
 	Table func(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1.Table, error)
+	// Virtual answers creates of the registry's virtual resources.
+	Virtual map[schema.GroupVersionResource]VirtualFunc
 	// MaxRequestBytes bounds request bodies (3 MiB by default, as kube-apiserver).
 	MaxRequestBytes int64
 	Now             func() time.Time
@@ -71,6 +74,12 @@ func New(cfg Config) (*Handler, error) {
 	h.rs = &Responder{c: h.c}
 	tc := applyconfigurations.NewTypeConverter(cfg.Scheme)
 	for _, res := range cfg.Registry.All() {
+		if res.Virtual {
+			if cfg.Virtual[res.GVR] == nil {
+				return nil, fmt.Errorf("rest: virtual resource %s has no handler", res.GVR)
+			}
+			continue
+		}
 		subs := []string{""}
 		if res.Status {
 			subs = append(subs, "status")
@@ -125,6 +134,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if res.Namespaced && t.ns == "" && t.name != "" {
 		h.notFound(w, r)
+		return
+	}
+	if res.Virtual {
+		if info.Verb != "create" || t.name != "" || t.sub != "" {
+			h.methodNotAllowed(w, r, t)
+			return
+		}
+		h.createVirtual(w, r, t)
 		return
 	}
 	switch t.sub {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -50,7 +52,11 @@ func newTestServer(t testing.TB) *testServer {
 		t.Fatal(err)
 	}
 	h, err := New(Config{Registry: reg, Scheme: scheme, Store: store, Admission: &admission.Chain{},
-		Default: defaults.Apply, ValidateCreate: validation.Create, ValidateUpdate: validation.Update})
+		Default: defaults.Apply, ValidateCreate: validation.Create, ValidateUpdate: validation.Update,
+		Virtual: map[schema.GroupVersionResource]VirtualFunc{
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}: echo,
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:       echo,
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +143,8 @@ func TestVerbs(t *testing.T) {
 		{"invalid role", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", mediaJSON,
 			`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods"]}]}`,
 			422, `rules[0].verbs: Required value`},
+		{"virtual create", "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", mediaJSON, `{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`, 201, `"kind":"SelfSubjectReview"`},
+		{"virtual get", "GET", "/apis/authentication.k8s.io/v1/selfsubjectreviews", "", "", 405, "MethodNotAllowed"},
 		{"bad field selector", "GET", cm + "?fieldSelector=spec.foo%3Dbar", "", "", 400, "field label not supported: spec.foo"},
 	}
 	for _, s := range steps {
@@ -163,5 +171,8 @@ func TestRequestTooLarge(t *testing.T) {
 		t.Errorf("message %q", got)
 	}
 }
+
+// echo answers a virtual create with the request object.
+func echo(_ context.Context, obj runtime.Object, _ bool) (runtime.Object, error) { return obj, nil }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

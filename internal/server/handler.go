@@ -27,14 +27,17 @@ import (
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/rest"
+	"github.com/portcullis/portcullis/internal/reviews"
 	"github.com/portcullis/portcullis/internal/storage"
 	"github.com/portcullis/portcullis/internal/validation"
 	"github.com/portcullis/portcullis/internal/version"
 )
 
 type apiDeps struct {
-	store  storage.Store
-	authn  authn.Authenticator
+	store storage.Store
+	authn authn.Authenticator
+	// tokens answers TokenReviews; nil when no token authenticator is configured.
+	tokens authn.Token
 	log    *slog.Logger
 	config Config
 }
@@ -76,6 +79,10 @@ func newAPI(d apiDeps) (*api, error) {
 		Default:        defaults.Apply,
 		ValidateCreate: validation.Create,
 		ValidateUpdate: validation.Update,
+		Virtual: map[schema.GroupVersionResource]rest.VirtualFunc{
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}: reviews.SelfSubject,
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:       reviews.Token{Authenticator: d.tokens}.Review,
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -184,8 +191,10 @@ func withMetricsEndpoint(next, metricsHandler http.Handler) http.Handler {
 func openAPIResources(reg *registry.Registry) []openapi.Resource {
 	var out []openapi.Resource
 	for _, res := range reg.All() {
-		r := openapi.Resource{GVK: res.GVK(), ListGVK: res.GVR.GroupVersion().WithKind(res.Kind + "List"),
-			Plural: res.GVR.Resource, Namespaced: res.Namespaced, Verbs: res.AllVerbs()}
+		r := openapi.Resource{GVK: res.GVK(), Plural: res.GVR.Resource, Namespaced: res.Namespaced, Verbs: res.AllVerbs()}
+		if !res.Virtual {
+			r.ListGVK = res.GVR.GroupVersion().WithKind(res.Kind + "List")
+		}
 		if res.Status {
 			r.Subresources = append(r.Subresources, "status")
 		}

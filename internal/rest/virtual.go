@@ -1,0 +1,37 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// VirtualFunc answers the create of a virtual resource: obj is the
+// decoded request, the result is returned to the client with 201.
+type VirtualFunc func(ctx context.Context, obj runtime.Object, dryRun bool) (runtime.Object, error)
+
+func (h *Handler) createVirtual(w http.ResponseWriter, r *http.Request, t target) {
+	opts, _, err := parseWriteOptions(r, false)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	body, err := h.readBody(r)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	obj, err := h.decodeBody(r, t.res, body, opts.FieldValidation)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	out, err := h.cfg.Virtual[t.res.GVR](r.Context(), obj, opts.DryRun)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	out.GetObjectKind().SetGroupVersionKind(t.res.GVK())
+	h.respond(w, r, http.StatusCreated, t.res, out)
+}

@@ -1,0 +1,79 @@
+package reviews
+
+import (
+	"context"
+	"fmt"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/portcullis/portcullis/internal/authn"
+	"github.com/portcullis/portcullis/internal/request"
+)
+
+// SelfSubject answers a SelfSubjectReview with the requesting user.
+func SelfSubject(ctx context.Context, obj runtime.Object, _ bool) (runtime.Object, error) {
+	review, ok := obj.(*authenticationv1.SelfSubjectReview)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a SelfSubjectReview: %T", obj))
+	}
+	st := request.StateFrom(ctx)
+	if st == nil || st.User == nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("no user in request context"))
+	}
+	out := &authenticationv1.SelfSubjectReview{ObjectMeta: review.ObjectMeta}
+	out.Status.UserInfo = UserInfo(st.User)
+	return out, nil
+}
+
+// UserInfo converts a user to the API's representation.
+func UserInfo(u user.Info) authenticationv1.UserInfo {
+	info := authenticationv1.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups()}
+	if extra := u.GetExtra(); len(extra) > 0 {
+		info.Extra = map[string]authenticationv1.ExtraValue{}
+		for k, v := range extra {
+			info.Extra[k] = authenticationv1.ExtraValue(v)
+		}
+	}
+	return info
+}
+
+// Token answers TokenReviews with the token authenticator. Audiences in the
+// spec are checked by authenticators that support them (those that read
+// them from the context); an empty list means the API server's audiences.
+type Token struct {
+	Authenticator authn.Token
+}
+
+// Review answers one TokenReview.
+func (t Token) Review(ctx context.Context, obj runtime.Object, _ bool) (runtime.Object, error) {
+	review, ok := obj.(*authenticationv1.TokenReview)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a TokenReview: %T", obj))
+	}
+	if review.Spec.Token == "" {
+		return nil, apierrors.NewBadRequest("token is required for TokenReview")
+	}
+	out := &authenticationv1.TokenReview{ObjectMeta: review.ObjectMeta}
+	out.Spec.Audiences = review.Spec.Audiences
+	if t.Authenticator == nil {
+		out.Status.Error = "token authentication is not configured"
+		return out, nil
+	}
+	ctx = authn.WithAudiences(ctx, review.Spec.Audiences)
+	u, ok, err := t.Authenticator.AuthenticateToken(ctx, review.Spec.Token)
+	switch {
+	case err != nil:
+		out.Status.Error = err.Error()
+	case !ok:
+	default:
+		out.Status.Authenticated = true
+		out.Status.User = UserInfo(u)
+		out.Status.Audiences = authn.AudiencesFrom(ctx)
+	}
+	// The token is never echoed back.
+	out.Spec.Token = ""
+	return out, nil
+}
