@@ -23,5 +23,7 @@ func NewScheme() (*runtime.Scheme, error) {
 		return nil, err
 	}
 	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	// Clients send the option types (DeleteOptions, ...) as meta.k8s.io/v1 too.
+	metav1.AddToGroupVersion(s, metav1.SchemeGroupVersion)
 	return s, nil
 }

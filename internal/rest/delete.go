@@ -27,11 +27,13 @@ func (h *Handler) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) 
 		return nil, err
 	}
 	if len(strings.TrimSpace(string(body))) > 0 {
-		if _, _, err := h.c.json.Decode(body, nil, opts); err != nil {
-			// Old clients send DeleteOptions without a kind.
-			if err2 := jsonUnmarshalStrictless(body, opts); err2 != nil {
-				return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
-			}
+		dec, err := h.c.decoderFor(r.Header.Get("Content-Type"), false)
+		if err != nil {
+			return nil, unsupportedMediaType(r.Header.Get("Content-Type"))
+		}
+		gvk := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
+		if _, _, err := dec.Decode(body, &gvk, opts); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding DeleteOptions: %v", err))
 		}
 	}
 	if err := h.c.params.DecodeParameters(r.URL.Query(), metav1.Unversioned, opts); err != nil {

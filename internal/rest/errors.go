@@ -1,11 +1,5 @@
 package rest
 
-import (
-	"encoding/json"
-	"errors"
-)
+import "errors"
 
 var errUnsupportedMediaType = errors.New("unsupported media type")
-
-// jsonUnmarshalStrictless decodes JSON without kind checks.
-func jsonUnmarshalStrictless(data []byte, v interface{}) error { return json.Unmarshal(data, v) }

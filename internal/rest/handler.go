@@ -36,6 +36,9 @@ type Config struct {
 	Table func(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1.Table, error)
 	// Virtual answers creates of the registry's virtual resources.
 	Virtual map[schema.GroupVersionResource]VirtualFunc
+	// Stopping is closed when the server begins to shut down: open watches
+	// end then, so in-flight requests can drain.
+	Stopping <-chan struct{}
 	// MaxRequestBytes bounds request bodies (3 MiB by default, as kube-apiserver).
 	MaxRequestBytes int64
 	Now             func() time.Time

@@ -51,7 +51,13 @@ func toScale(obj runtime.Object) (*autoscalingv1.Scale, error) {
 
 func (h *Handler) updateScale(w http.ResponseWriter, r *http.Request, t target, body []byte, opts writeOptions, options runtime.Object) {
 	scale := &autoscalingv1.Scale{}
-	if err := json.Unmarshal(body, scale); err != nil {
+	dec, err := h.c.decoderFor(r.Header.Get("Content-Type"), false)
+	if err != nil {
+		h.rs.Error(w, r, unsupportedMediaType(r.Header.Get("Content-Type")))
+		return
+	}
+	gvk := autoscalingv1.SchemeGroupVersion.WithKind("Scale")
+	if _, _, err := dec.Decode(body, &gvk, scale); err != nil {
 		h.rs.Error(w, r, apierrors.NewBadRequest(fmt.Sprintf("error decoding Scale: %v", err)))
 		return
 	}

@@ -201,6 +201,8 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, t target) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-h.cfg.Stopping:
+			return
 		case <-tick:
 			if e.send(watch.Bookmark, h.bookmark(t.res, lastRV, false)) != nil {
 				return

@@ -48,10 +48,18 @@ type api struct {
 	rest    *rest.Handler
 	openapi *openapi.Documents
 	ready   atomic.Bool
-	closers []func()
+	// stopping is closed when shutdown begins; long-running requests end.
+	stopping chan struct{}
+	closers  []func()
 }
 
 func (a *api) setReady(v bool) { a.ready.Store(v) }
+
+// beginShutdown fails readiness and ends watches.
+func (a *api) beginShutdown() {
+	a.ready.Store(false)
+	close(a.stopping)
+}
 
 func (a *api) close() {
 	for _, c := range a.closers {
@@ -68,13 +76,14 @@ func newAPI(d apiDeps) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &api{}
+	a := &api{stopping: make(chan struct{})}
 	restHandler, err := rest.New(rest.Config{
 		Registry:  reg,
 		Scheme:    scheme,
 		Store:     d.store,
 		Admission: &admission.Chain{},
 		Table:     table,
+		Stopping:  a.stopping,
 		// Validation assumes defaulted objects; the REST layer defaults first.
 		Default:        defaults.Apply,
 		ValidateCreate: validation.Create,

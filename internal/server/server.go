@@ -119,12 +119,10 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return fmt.Errorf("serving: %w", err)
 	case <-ctx.Done():
 	}
-	app.setReady(false)
+	app.beginShutdown()
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	// Watches never finish on their own: end them with the background work.
-	srv.RegisterOnShutdown(stopBackground)
 	err = srv.Shutdown(shutdownCtx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		log.Warn("in-flight requests did not finish before the shutdown deadline")

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var (
+		kubeconfig = flag.String("kubeconfig", "", "admin kubeconfig of the server to load")
+		clients    = flag.Int("clients", 32, "concurrent clients")
+		duration   = flag.Duration("duration", 10*time.Second, "how long to run")
+		op         = flag.String("op", "create", "operation: create, get, list or mixed")
+		objects    = flag.Int("objects", 100, "ConfigMaps created beforehand for get, list and mixed")
+		namespace  = flag.String("namespace", "", "namespace to work in (default: a new load-* namespace)")
+		keep       = flag.Bool("keep", false, "keep the namespace afterwards")
+		startup    = flag.String("startup", "", "measure start-up of this portcullis binary instead of load")
+		runs       = flag.Int("runs", 5, "start-up runs")
+		idle       = flag.Duration("idle", 2*time.Second, "wait after start before reading the resident memory")
+	)
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var err error
+	if *startup != "" {
+		err = measureStartup(ctx, *startup, *runs, *idle)
+	} else {
+		err = runLoad(ctx, loadConfig{
+			kubeconfig: *kubeconfig,
+			clients:    *clients,
+			duration:   *duration,
+			op:         *op,
+			objects:    *objects,
+			namespace:  *namespace,
+			keep:       *keep,
+		})
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,31 @@
+// Command kubectl is an unmodified kubectl built from the k8s.io/kubectl
+// module at the version in go.mod. The end-to-end tests drive portcullis
+// with it so that they exercise exactly what users run; it is not shipped.
+package main
+
+import (
+	"flag"
+	"os"
+
+	"k8s.io/klog/v2"
+	kubectlcmd "k8s.io/kubectl/pkg/cmd"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+)
+
+func main() {
+	cmd := kubectlcmd.NewDefaultKubectlCommand()
+
+	// The upstream binary registers klog's flags through component-base; doing
+	// it directly keeps -v=N (request tracing) available for debugging tests.
+	logFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(logFlags)
+	cmd.PersistentFlags().AddGoFlagSet(logFlags)
+
+	err := cmd.Execute()
+	klog.Flush()
+	if err != nil {
+		// CheckErr prints the error the way kubectl does and exits non-zero.
+		cmdutil.CheckErr(err)
+	}
+	os.Exit(0)
+}
