@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"k8s.io/apiserver/pkg/authentication/user"
 )
@@ -55,25 +56,39 @@ func withAuthenticated(u user.Info) user.Info {
 }
 
 // X509 authenticates client certificates signed by one of roots: the
-// common name is the user, the organizations are the groups.
+// common name is the user, the organizations are the groups. Successful
+// verifications are remembered until the certificate expires, so a client
+// pays for the signature checks once, not on every request.
 type X509 struct {
-	Roots func() *x509.CertPool
+	roots    func() *x509.CertPool
+	verified *verifiedCache
+}
+
+// NewX509 returns an x509 authenticator trusting roots (read on every
+// verification, so the pool may change).
+func NewX509(roots func() *x509.CertPool) *X509 {
+	return &X509{roots: roots, verified: newVerifiedCache(4096)}
 }
 
 // AuthenticateRequest implements Authenticator.
-func (a X509) AuthenticateRequest(r *http.Request) (user.Info, bool, error) {
+func (a *X509) AuthenticateRequest(r *http.Request) (user.Info, bool, error) {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return nil, false, nil
 	}
 	leaf := r.TLS.PeerCertificates[0]
-	inter := x509.NewCertPool()
-	for _, c := range r.TLS.PeerCertificates[1:] {
-		inter.AddCert(c)
-	}
-	_, err := leaf.Verify(x509.VerifyOptions{Roots: a.Roots(), Intermediates: inter,
-		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
-	if err != nil {
-		return nil, false, fmt.Errorf("verifying certificate %s failed: %w", describe(leaf), err)
+	roots := a.roots()
+	key := newChainKey(r.TLS.PeerCertificates, roots)
+	if !a.verified.ok(key, time.Now()) {
+		inter := x509.NewCertPool()
+		for _, c := range r.TLS.PeerCertificates[1:] {
+			inter.AddCert(c)
+		}
+		_, err := leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter,
+			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+		if err != nil {
+			return nil, false, fmt.Errorf("verifying certificate %s failed: %w", describe(leaf), err)
+		}
+		a.verified.add(key, leaf.NotAfter)
 	}
 	if leaf.Subject.CommonName == "" {
 		return nil, false, errors.New("x509: certificate has no common name")

@@ -24,6 +24,8 @@ type Config struct {
 	// CompactionInterval is how often the store discards old history
 	// (kube-apiserver's --etcd-compaction-interval); 0 disables it.
 	CompactionInterval time.Duration
+	// Profiling serves /debug/pprof, as kube-apiserver's --profiling.
+	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.
 	ShutdownTimeout time.Duration
 }
@@ -36,6 +38,7 @@ func Default() Config {
 		SecurePort:         6443,
 		CompactionInterval: 5 * time.Minute,
 		ShutdownTimeout:    60 * time.Second,
+		Profiling:          true,
 		AuditLogMaxSize:    100,
 		AuditLogMaxAge:     366,
 		AuditLogMaxBackup:  100,

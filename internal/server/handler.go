@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"sync/atomic"
 
@@ -143,6 +144,8 @@ func newAPI(d apiDeps) (*api, error) {
 			v2.ServeHTTP(w, r)
 		case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 			v3.ServeHTTP(w, r)
+		case d.config.Profiling && strings.HasPrefix(p, "/debug/pprof"):
+			servePprof(w, r)
 		case disc.Serve(w, r):
 		default:
 			notFound(w, r, rs)
@@ -213,4 +216,20 @@ func openAPIResources(reg *registry.Registry) []openapi.Resource {
 		out = append(out, r)
 	}
 	return out
+}
+
+// servePprof serves the Go profiler under /debug/pprof/.
+func servePprof(w http.ResponseWriter, r *http.Request) {
+	switch strings.TrimPrefix(r.URL.Path, "/debug/pprof/") {
+	case "cmdline":
+		pprof.Cmdline(w, r)
+	case "profile":
+		pprof.Profile(w, r)
+	case "symbol":
+		pprof.Symbol(w, r)
+	case "trace":
+		pprof.Trace(w, r)
+	default:
+		pprof.Index(w, r)
+	}
 }
