@@ -6,6 +6,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -128,6 +129,15 @@ func Builtin() []*Resource {
 			New: func() runtime.Object { return &authenticationv1.TokenReview{} }, NewList: func() runtime.Object { return &authenticationv1.TokenReview{} }},
 		{GVR: gvr("authentication.k8s.io", "v1", "selfsubjectreviews"), Kind: "SelfSubjectReview", Virtual: true, Verbs: []string{"create"},
 			New: func() runtime.Object { return &authenticationv1.SelfSubjectReview{} }, NewList: func() runtime.Object { return &authenticationv1.SelfSubjectReview{} }},
+
+		{GVR: gvr("authorization.k8s.io", "v1", "subjectaccessreviews"), Kind: "SubjectAccessReview", Virtual: true, Verbs: []string{"create"},
+			New: func() runtime.Object { return &authorizationv1.SubjectAccessReview{} }, NewList: func() runtime.Object { return &authorizationv1.SubjectAccessReview{} }},
+		{GVR: gvr("authorization.k8s.io", "v1", "selfsubjectaccessreviews"), Kind: "SelfSubjectAccessReview", Virtual: true, Verbs: []string{"create"},
+			New: func() runtime.Object { return &authorizationv1.SelfSubjectAccessReview{} }, NewList: func() runtime.Object { return &authorizationv1.SelfSubjectAccessReview{} }},
+		{GVR: gvr("authorization.k8s.io", "v1", "localsubjectaccessreviews"), Kind: "LocalSubjectAccessReview", Namespaced: true, Virtual: true, Verbs: []string{"create"},
+			New: func() runtime.Object { return &authorizationv1.LocalSubjectAccessReview{} }, NewList: func() runtime.Object { return &authorizationv1.LocalSubjectAccessReview{} }},
+		{GVR: gvr("authorization.k8s.io", "v1", "selfsubjectrulesreviews"), Kind: "SelfSubjectRulesReview", Virtual: true, Verbs: []string{"create"},
+			New: func() runtime.Object { return &authorizationv1.SelfSubjectRulesReview{} }, NewList: func() runtime.Object { return &authorizationv1.SelfSubjectRulesReview{} }},
 
 		{GVR: gvr("events.k8s.io", "v1", "events"), Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
 			New: func() runtime.Object { return &eventsv1.Event{} }, NewList: func() runtime.Object { return &eventsv1.EventList{} }},

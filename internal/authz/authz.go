@@ -1,0 +1,127 @@
+package authz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/portcullis/portcullis/internal/request"
+)
+
+// Union asks each authorizer in order; the first that allows or denies
+// decides. Errors are remembered and returned with NoOpinion when nobody
+// decides, as kube-apiserver's union does.
+type Union []authorizer.Authorizer
+
+// Authorize implements authorizer.Authorizer.
+func (u Union) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	var reasons []string
+	var errs []error
+	for _, az := range u {
+		d, reason, err := az.Authorize(ctx, a)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if reason != "" {
+			reasons = append(reasons, reason)
+		}
+		switch d {
+		case authorizer.DecisionAllow, authorizer.DecisionDeny:
+			return d, reason, err
+		}
+	}
+	return authorizer.DecisionNoOpinion, strings.Join(reasons, "\n"), errors.Join(errs...)
+}
+
+// Superuser allows every request of a member of system:masters, before
+// any other authorizer is asked (kube-apiserver's privileged group).
+var Superuser = authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	if u := a.GetUser(); u != nil {
+		for _, g := range u.GetGroups() {
+			if g == user.SystemPrivilegedGroup {
+				return authorizer.DecisionAllow, "", nil
+			}
+		}
+	}
+	return authorizer.DecisionNoOpinion, "", nil
+})
+
+// AttributesFor derives the authorization attributes of a request.
+func AttributesFor(info *request.Info, u user.Info) authorizer.AttributesRecord {
+	return authorizer.AttributesRecord{
+		User:            u,
+		Verb:            info.Verb,
+		Namespace:       info.Namespace,
+		APIGroup:        info.APIGroup,
+		APIVersion:      info.APIVersion,
+		Resource:        info.Resource,
+		Subresource:     info.Subresource,
+		Name:            info.Name,
+		ResourceRequest: info.IsResourceRequest,
+		Path:            info.Path,
+	}
+}
+
+// ForbiddenMessage is kube-apiserver's text for a refused request.
+func ForbiddenMessage(a authorizer.Attributes) string {
+	name := ""
+	if u := a.GetUser(); u != nil {
+		name = u.GetName()
+	}
+	if !a.IsResourceRequest() {
+		return fmt.Sprintf("User %q cannot %s path %q", name, a.GetVerb(), a.GetPath())
+	}
+	res := a.GetResource()
+	if sub := a.GetSubresource(); sub != "" {
+		res += "/" + sub
+	}
+	if ns := a.GetNamespace(); ns != "" {
+		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", name, a.GetVerb(), res, a.GetAPIGroup(), ns)
+	}
+	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", name, a.GetVerb(), res, a.GetAPIGroup())
+}
+
+// Forbidden is the 403 error of a refused request.
+func Forbidden(a authorizer.Attributes, reason string) error {
+	msg := ForbiddenMessage(a)
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return apierrors.NewForbidden(schema.GroupResource{Group: a.GetAPIGroup(), Resource: a.GetResource()}, a.GetName(), errors.New(msg))
+}
+
+// ErrorWriter writes API errors (rest.Responder).
+type ErrorWriter interface {
+	Error(w http.ResponseWriter, r *http.Request, err error)
+}
+
+// Filter refuses requests the authorizer does not allow with 403, and
+// records the decision in the audit annotations as kube-apiserver does.
+func Filter(next http.Handler, az authorizer.Authorizer, out ErrorWriter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := request.StateFrom(r.Context())
+		attrs := AttributesFor(st.Info, st.User)
+		d, reason, err := az.Authorize(r.Context(), attrs)
+		if d == authorizer.DecisionAllow {
+			st.AddAnnotation("authorization.k8s.io/decision", "allow")
+			st.AddAnnotation("authorization.k8s.io/reason", reason)
+			next.ServeHTTP(w, r)
+			return
+		}
+		st.AddAnnotation("authorization.k8s.io/decision", "forbid")
+		st.AddAnnotation("authorization.k8s.io/reason", reason)
+		if err != nil {
+			// kube-apiserver answers an authorizer that failed to decide with 500.
+			out.Error(w, r, apierrors.NewInternalError(err))
+			return
+		}
+		out.Error(w, r, Forbidden(attrs, reason))
+	})
+}
