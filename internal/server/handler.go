@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"log/slog"
 	"net/http"
 	"net/http/pprof"
@@ -19,6 +20,7 @@ import (
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/authn"
+	"github.com/portcullis/portcullis/internal/authz"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/discovery"
 	"github.com/portcullis/portcullis/internal/healthz"
@@ -78,6 +80,10 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 	a := &api{stopping: make(chan struct{})}
+	access := reviews.Access{
+		Authorizer: func() authorizer.Authorizer { return authz.Union{authz.Superuser} },
+		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{} },
+	}
 	restHandler, err := rest.New(rest.Config{
 		Registry:  reg,
 		Scheme:    scheme,
@@ -90,8 +96,12 @@ func newAPI(d apiDeps) (*api, error) {
 		ValidateCreate: validation.Create,
 		ValidateUpdate: validation.Update,
 		Virtual: map[schema.GroupVersionResource]rest.VirtualFunc{
-			{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}: reviews.SelfSubject,
-			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:       reviews.Token{Authenticator: d.tokens}.Review,
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}:       reviews.SelfSubject,
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:             reviews.Token{Authenticator: d.tokens}.Review,
+			{Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews"}:      access.SubjectAccessReview,
+			{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectaccessreviews"}:  access.SelfSubjectAccessReview,
+			{Group: "authorization.k8s.io", Version: "v1", Resource: "localsubjectaccessreviews"}: access.LocalSubjectAccessReview,
+			{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectrulesreviews"}:   access.SelfSubjectRulesReview,
 		},
 	})
 	if err != nil {
