@@ -15,10 +15,15 @@ import (
 	"github.com/portcullis/portcullis/internal/request"
 )
 
+// Authorizer is what the chain needs of an authorizer: an unconditional
+// decision. (authorizer.Authorizer adds conditional authorization, which
+// portcullis does not use; Full adapts.)
+type Authorizer = authorizer.UnconditionalAuthorizer
+
 // Union asks each authorizer in order; the first that allows or denies
 // decides. Errors are remembered and returned with NoOpinion when nobody
 // decides, as kube-apiserver's union does.
-type Union []authorizer.Authorizer
+type Union []Authorizer
 
 // Authorize implements authorizer.Authorizer.
 func (u Union) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
@@ -104,7 +109,7 @@ type ErrorWriter interface {
 
 // Filter refuses requests the authorizer does not allow with 403, and
 // records the decision in the audit annotations as kube-apiserver does.
-func Filter(next http.Handler, az authorizer.Authorizer, out ErrorWriter) http.Handler {
+func Filter(next http.Handler, az Authorizer, out ErrorWriter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := request.StateFrom(r.Context())
 		attrs := AttributesFor(st.Info, st.User)
@@ -124,4 +129,18 @@ func Filter(next http.Handler, az authorizer.Authorizer, out ErrorWriter) http.H
 		}
 		out.Error(w, r, Forbidden(attrs, reason))
 	})
+}
+
+// Full adapts an Authorizer to authorizer.Authorizer for libraries that
+// need the conditions-aware interface (the CEL authz library).
+func Full(a Authorizer) authorizer.Authorizer { return full{a} }
+
+type full struct{ Authorizer }
+
+func (f full) ConditionsAwareAuthorize(ctx context.Context, a authorizer.Attributes) authorizer.ConditionsAwareDecision {
+	return authorizer.ConditionsAwareDecisionFromParts(f.Authorize(ctx, a))
+}
+
+func (f full) EvaluateConditions(context.Context, authorizer.ConditionsAwareDecision, authorizer.ConditionsData) (authorizer.Decision, string, error) {
+	return authorizer.DecisionDeny, "", authorizer.ErrorConditionEvaluationNotSupported
 }

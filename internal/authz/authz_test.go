@@ -16,7 +16,7 @@ import (
 	"github.com/portcullis/portcullis/internal/request"
 )
 
-func decide(d authorizer.Decision, reason string, err error) authorizer.Authorizer {
+func decide(d authorizer.Decision, reason string, err error) Authorizer {
 	return authorizer.AuthorizerFunc(func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
 		return d, reason, err
 	})

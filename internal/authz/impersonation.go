@@ -25,7 +25,7 @@ const (
 // Impersonation acts as the user named by the Impersonate-* headers once
 // the requester may impersonate each part of it (verb impersonate on users
 // or serviceaccounts, groups, uids and userextras), as kube-apiserver does.
-func Impersonation(next http.Handler, az authorizer.Authorizer, out ErrorWriter) http.Handler {
+func Impersonation(next http.Handler, az Authorizer, out ErrorWriter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := request.StateFrom(r.Context())
 		wanted, checks, err := impersonationRequest(r.Header)

@@ -20,7 +20,7 @@ import (
 // server's authorizer chain, so `kubectl auth can-i` tells the truth.
 type Access struct {
 	// Authorizer is the chain requests are authorized with.
-	Authorizer func() authorizer.Authorizer
+	Authorizer func() authorizer.UnconditionalAuthorizer
 	// Rules lists a user's rules for SelfSubjectRulesReview.
 	Rules func() authorizer.RuleResolver
 }

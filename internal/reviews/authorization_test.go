@@ -27,7 +27,7 @@ var onlyPodsInDev = authorizer.AuthorizerFunc(func(_ context.Context, a authoriz
 
 func access() Access {
 	return Access{
-		Authorizer: func() authorizer.Authorizer { return onlyPodsInDev },
+		Authorizer: func() authorizer.UnconditionalAuthorizer { return onlyPodsInDev },
 		Rules:      func() authorizer.RuleResolver { return SuperuserRules{} },
 	}
 }

@@ -81,7 +81,7 @@ func newAPI(d apiDeps) (*api, error) {
 	}
 	a := &api{stopping: make(chan struct{})}
 	access := reviews.Access{
-		Authorizer: func() authorizer.Authorizer { return authz.Union{authz.Superuser} },
+		Authorizer: func() authorizer.UnconditionalAuthorizer { return authz.Union{authz.Superuser} },
 		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{} },
 	}
 	restHandler, err := rest.New(rest.Config{
