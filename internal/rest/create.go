@@ -3,16 +3,13 @@ package rest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -91,9 +88,6 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		fm := h.managers[managerKey{res.GVR, ""}]
 		obj = fm.UpdateNoErrors(res.New(), obj, opts.FieldManager)
 	}
-	if err := h.checkNamespaceLifecycle(ctx, res, m.GetNamespace(), m.GetName()); err != nil {
-		return nil, err
-	}
 	attrs := h.attributes(ctx, res, "", admission.Create, obj, nil, options, opts.DryRun)
 	if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
 		return nil, err
@@ -145,25 +139,13 @@ func generateName(base string) string {
 	return base + string(b)
 }
 
-// checkNamespaceLifecycle refuses objects in namespaces that do not exist
-// or are being deleted (kube-apiserver's NamespaceLifecycle admission).
-func (h *Handler) checkNamespaceLifecycle(ctx context.Context, res *registry.Resource, ns, name string) error {
-	if !res.Namespaced {
-		return nil
-	}
-	nsRes, _ := h.reg.Lookup(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
-	obj, _, err := h.getObject(ctx, nsRes, "", ns)
+// GetNamespace reads a namespace from the store.
+func (h *Handler) GetNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
+	obj, _, err := h.getObject(ctx, h.namespaces(), "", name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if obj.(*corev1.Namespace).Status.Phase == corev1.NamespaceTerminating {
-		e := apierrors.NewForbidden(res.GroupResource(), name,
-			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns))
-		e.ErrStatus.Details.Causes = append(e.ErrStatus.Details.Causes, metav1.StatusCause{
-			Type: corev1.NamespaceTerminatingCause, Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"})
-		return e
-	}
-	return nil
+	return obj.(*corev1.Namespace), nil
 }
 
 // attributes builds the admission attributes of a write.

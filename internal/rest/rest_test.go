@@ -17,6 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/admission/lifecycle"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
@@ -51,15 +52,20 @@ func newTestServer(t testing.TB) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(Config{Registry: reg, Scheme: scheme, Store: store, Admission: &admission.Chain{},
+	chain := &admission.Chain{}
+	virtual := map[schema.GroupVersionResource]VirtualFunc{}
+	for _, res := range reg.All() {
+		if res.Virtual {
+			virtual[res.GVR] = echo
+		}
+	}
+	h, err := New(Config{Registry: reg, Scheme: scheme, Store: store, Admission: chain,
 		Default: defaults.Apply, ValidateCreate: validation.Create, ValidateUpdate: validation.Update,
-		Virtual: map[schema.GroupVersionResource]VirtualFunc{
-			{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}: echo,
-			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:       echo,
-		}})
+		Virtual: virtual})
 	if err != nil {
 		t.Fatal(err)
 	}
+	chain.Mutators = append(chain.Mutators, lifecycle.New(h.GetNamespace))
 	if err := h.Bootstrap(context.Background()); err != nil {
 		t.Fatal(err)
 	}

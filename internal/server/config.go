@@ -24,6 +24,11 @@ type Config struct {
 	// CompactionInterval is how often the store discards old history
 	// (kube-apiserver's --etcd-compaction-interval); 0 disables it.
 	CompactionInterval time.Duration
+	// EnableAdmissionPlugins, DisableAdmissionPlugins and
+	// AdmissionControlConfigFile select and configure admission plugins.
+	EnableAdmissionPlugins     []string
+	DisableAdmissionPlugins    []string
+	AdmissionControlConfigFile string
 	// Profiling serves /debug/pprof, as kube-apiserver's --profiling.
 	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.

@@ -6,6 +6,7 @@ import (
 
 	"context"
 	"errors"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,6 +19,7 @@ import (
 	"sync/atomic"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/admission/lifecycle"
 	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/authz"
@@ -84,11 +86,20 @@ func newAPI(d apiDeps) (*api, error) {
 		Authorizer: func() authorizer.UnconditionalAuthorizer { return authz.Union{authz.Superuser} },
 		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{} },
 	}
-	restHandler, err := rest.New(rest.Config{
+	// Admission plugins read through the REST handler, built after them.
+	var restHandler *rest.Handler
+	chain, enabled, err := admission.Build(admissionPlugins(func(ctx context.Context, name string) (*corev1.Namespace, error) {
+		return restHandler.GetNamespace(ctx, name)
+	}), admission.Options{Enable: d.config.EnableAdmissionPlugins, Disable: d.config.DisableAdmissionPlugins, ConfigFile: d.config.AdmissionControlConfigFile})
+	if err != nil {
+		return nil, err
+	}
+	d.log.Debug("admission plugins", "enabled", enabled)
+	restHandler, err = rest.New(rest.Config{
 		Registry:  reg,
 		Scheme:    scheme,
 		Store:     d.store,
-		Admission: &admission.Chain{},
+		Admission: chain,
 		Table:     table,
 		Stopping:  a.stopping,
 		// Validation assumes defaulted objects; the REST layer defaults first.
@@ -241,5 +252,12 @@ func servePprof(w http.ResponseWriter, r *http.Request) {
 		pprof.Trace(w, r)
 	default:
 		pprof.Index(w, r)
+	}
+}
+
+// admissionPlugins are the plugins portcullis has, in kube-apiserver's order.
+func admissionPlugins(namespaces lifecycle.Namespaces) []admission.Plugin {
+	return []admission.Plugin{
+		{Name: lifecycle.Name, DefaultEnabled: true, New: func([]byte) (any, error) { return lifecycle.New(namespaces), nil }},
 	}
 }

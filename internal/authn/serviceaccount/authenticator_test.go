@@ -3,6 +3,7 @@ package serviceaccount
 import (
 	"crypto"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"strings"
@@ -168,6 +169,8 @@ func TestAuthenticateRejects(t *testing.T) {
 		{name: "other key under our key ID", token: signRaw(t, r2, jose.RS256, kid, claims(nil)), wantErr: ErrInvalidSignature},
 		{name: "ECDSA signature for an RSA key ID", token: signRaw(t, e256, jose.ES256, kid, claims(nil)), wantErr: ErrInvalidSignature},
 		{name: "unsupported alg", token: unsigned(`{"alg":"EdDSA"}`, string(decodePart(t, plain, 1)), sigOf(plain)), wantErr: ErrMalformedToken},
+		{name: "oversized", token: headerOf(plain) + "." + base64.RawURLEncoding.EncodeToString(
+			[]byte(`{"iss":"`+testIssuer+`","pad":"`+strings.Repeat("x", 1<<20)+`"}`)) + "." + sigOf(plain), wantErr: ErrInvalidSignature},
 		{name: "wrong audience", token: vault, wantErr: ErrInvalidAudience},
 		{name: "audience asked for by a TokenReview", token: vault, audiences: []string{"vault"}, wantOK: true},
 		{name: "audience not asked for by a TokenReview", token: plain, audiences: []string{"vault"}, wantErr: ErrInvalidAudience},

@@ -18,8 +18,9 @@ import (
 
 var tokenRequestKind = authenticationv1.SchemeGroupVersion.WithKind("TokenRequest")
 
-// AdmitFunc runs validating admission on a TokenRequest; an error denies
-// it and is returned as is.
+// AdmitFunc runs validating admission on a TokenRequest (a copy: changes
+// are ignored, mutating admission belongs before Create); an error
+// denies the request and is returned as is.
 type AdmitFunc func(ctx context.Context, tr *authenticationv1.TokenRequest) error
 
 // TokenRequests serves POST .../serviceaccounts/<name>/token.
@@ -201,7 +202,7 @@ func nameRequired() error { return apierrors.NewBadRequest("Name parameter requi
 func statusError(err error, gr schema.GroupResource, name string) error {
 	var status apierrors.APIStatus
 	switch {
-	case err == nil || isNotFound(err) && !errors.As(err, &status):
+	case err == nil || (isNotFound(err) && !errors.As(err, &status)):
 		return apierrors.NewNotFound(gr, name)
 	case errors.As(err, &status):
 		return err
