@@ -68,6 +68,12 @@ func newServe() *cobra.Command {
 	f.StringSliceVar(&cfg.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle). Comma-delimited list of admission plugins: NamespaceLifecycle. The order of plugins in this flag does not matter.")
 	f.StringSliceVar(&cfg.DisableAdmissionPlugins, "disable-admission-plugins", nil, "admission plugins that should be disabled although they are in the default enabled plugins list. The order of plugins in this flag does not matter.")
 	f.StringVar(&cfg.AdmissionControlConfigFile, "admission-control-config-file", "", "File with admission control configuration.")
+	f.StringArrayVar(&cfg.ServiceAccountIssuers, "service-account-issuer", cfg.ServiceAccountIssuers, "Identifier of the service account token issuer. May be given several times: the first issues tokens, all are accepted.")
+	f.StringArrayVar(&cfg.ServiceAccountKeyFiles, "service-account-key-file", nil, "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. May be given several times. Defaults to the generated key in --data-dir.")
+	f.StringVar(&cfg.ServiceAccountSigningKeyFile, "service-account-signing-key-file", "", "Path to the file that contains the current private key of the service account token issuer. Generated in --data-dir when not given.")
+	f.DurationVar(&cfg.ServiceAccountMaxTokenExpiration, "service-account-max-token-expiration", 0, "The maximum validity duration of a token created by the service account token issuer.")
+	f.BoolVar(&cfg.ServiceAccountExtendTokenExpiration, "service-account-extend-token-expiration", cfg.ServiceAccountExtendTokenExpiration, "Turns on projected service account expiration extension during token generation.")
+	f.StringSliceVar(&cfg.APIAudiences, "api-audiences", nil, "Identifiers of the API. Tokens used against the API should be bound to at least one of these audiences. Defaults to the first --service-account-issuer.")
 	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
 	f.IntVarP(&verbosity, "v", "v", 0, "Log verbosity; 4 or more logs debug messages.")
 	return cmd

@@ -93,6 +93,12 @@ func New(reg *registry.Registry, out Writer) (*Handler, error) {
 			rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: "scale",
 				ResponseKind: &metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, Verbs: subVerbs})
 		}
+		for _, c := range res.Connectors {
+			list.APIResources = append(list.APIResources, metav1.APIResource{Name: res.GVR.Resource + "/" + c.Name, Namespaced: res.Namespaced,
+				Group: c.Kind.Group, Version: c.Kind.Version, Kind: c.Kind.Kind, Verbs: c.Verbs})
+			rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: c.Name,
+				ResponseKind: &metav1.GroupVersionKind{Group: c.Kind.Group, Version: c.Kind.Version, Kind: c.Kind.Kind}, Verbs: c.Verbs})
+		}
 		if res.GVR.Group == "" && res.GVR.Resource == "namespaces" {
 			list.APIResources = append(list.APIResources, metav1.APIResource{Name: "namespaces/finalize", Kind: "Namespace", Verbs: []string{"update"}})
 			rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: "finalize",

@@ -56,6 +56,8 @@ func Builtin() []*Resource {
 				return fields.Set{"type": string(o.(*corev1.Secret).Type)}
 			}},
 		{GVR: core("serviceaccounts"), Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"},
+			Connectors: []Connector{{Name: "token", Kind: authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"), Verbs: []string{"create"},
+				New: func() runtime.Object { return &authenticationv1.TokenRequest{} }}},
 			New: func() runtime.Object { return &corev1.ServiceAccount{} }, NewList: func() runtime.Object { return &corev1.ServiceAccountList{} }},
 		{GVR: core("persistentvolumes"), Kind: "PersistentVolume", ShortNames: []string{"pv"}, Status: true,
 			New: func() runtime.Object { return &corev1.PersistentVolume{} }, NewList: func() runtime.Object { return &corev1.PersistentVolumeList{} },

@@ -35,9 +35,20 @@ type Resource struct {
 	Singular string
 	// Verbs overrides the default verb set.
 	Verbs []string
+	// Connectors are subresources answered by a function rather than the
+	// store, such as serviceaccounts/token.
+	Connectors []Connector
 	// Virtual resources are not stored: a create is answered by a
 	// function of the request (reviews such as TokenReview).
 	Virtual bool
+}
+
+// Connector is a subresource of a stored object served by a function.
+type Connector struct {
+	Name  string
+	Kind  schema.GroupVersionKind
+	Verbs []string
+	New   func() runtime.Object
 }
 
 // GVK returns the resource's kind in its group and version.

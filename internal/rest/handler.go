@@ -34,6 +34,9 @@ type Config struct {
 	// Table renders objects for kubectl get; nil serves the default
 	// name/age table.
 	Table func(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1.Table, error)
+	// Connectors answer the registry's connector subresources, by
+	// resource and subresource name.
+	Connectors map[ConnectorKey]ConnectorFunc
 	// Virtual answers creates of the registry's virtual resources.
 	Virtual map[schema.GroupVersionResource]VirtualFunc
 	// Stopping is closed when the server begins to shut down: open watches
@@ -159,6 +162,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.notFound(w, r)
 			return
 		}
+	case connectorName(res, t.sub):
+		if info.Verb != "create" || t.name == "" {
+			h.methodNotAllowed(w, r, t)
+			return
+		}
+		h.connect(w, r, t)
+		return
 	case "finalize":
 		if res.GVR.Resource != "namespaces" || res.GVR.Group != "" || info.Verb != "update" {
 			h.notFound(w, r)
@@ -168,7 +178,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.notFound(w, r)
 		return
 	}
-	if t.sub != "" && (info.Verb != "get" && info.Verb != "update" && info.Verb != "patch") {
+	if t.sub != "" && t.sub == connectorName(res, t.sub) {
+		// Connectors choose their own verbs.
+	} else if t.sub != "" && (info.Verb != "get" && info.Verb != "update" && info.Verb != "patch") {
 		h.methodNotAllowed(w, r, t)
 		return
 	}

@@ -29,6 +29,13 @@ type Config struct {
 	EnableAdmissionPlugins     []string
 	DisableAdmissionPlugins    []string
 	AdmissionControlConfigFile string
+	// Service account tokens, with kube-apiserver's flags.
+	ServiceAccountIssuers               []string
+	ServiceAccountKeyFiles              []string
+	ServiceAccountSigningKeyFile        string
+	ServiceAccountMaxTokenExpiration    time.Duration
+	ServiceAccountExtendTokenExpiration bool
+	APIAudiences                        []string
 	// Profiling serves /debug/pprof, as kube-apiserver's --profiling.
 	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.
@@ -38,15 +45,17 @@ type Config struct {
 // Default returns the configuration of `portcullis serve` with no flags.
 func Default() Config {
 	return Config{
-		DataDir:            "portcullis-data",
-		BindAddress:        "127.0.0.1",
-		SecurePort:         6443,
-		CompactionInterval: 5 * time.Minute,
-		ShutdownTimeout:    60 * time.Second,
-		Profiling:          true,
-		AuditLogMaxSize:    100,
-		AuditLogMaxAge:     366,
-		AuditLogMaxBackup:  100,
+		DataDir:                             "portcullis-data",
+		BindAddress:                         "127.0.0.1",
+		SecurePort:                          6443,
+		CompactionInterval:                  5 * time.Minute,
+		ShutdownTimeout:                     60 * time.Second,
+		Profiling:                           true,
+		ServiceAccountIssuers:               []string{"https://kubernetes.default.svc.cluster.local"},
+		ServiceAccountExtendTokenExpiration: true,
+		AuditLogMaxSize:                     100,
+		AuditLogMaxAge:                      366,
+		AuditLogMaxBackup:                   100,
 	}
 }
 

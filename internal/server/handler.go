@@ -39,10 +39,8 @@ import (
 )
 
 type apiDeps struct {
-	store storage.Store
-	authn authn.Authenticator
-	// tokens answers TokenReviews; nil when no token authenticator is configured.
-	tokens authn.Token
+	store  storage.Store
+	authn  authn.Authenticator
 	log    *slog.Logger
 	config Config
 }
@@ -86,8 +84,15 @@ func newAPI(d apiDeps) (*api, error) {
 		Authorizer: func() authorizer.UnconditionalAuthorizer { return authz.Union{authz.Superuser} },
 		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{} },
 	}
-	// Admission plugins read through the REST handler, built after them.
+	// Admission plugins and authenticators read through the REST handler,
+	// built after them.
 	var restHandler *rest.Handler
+	sa, err := newServiceAccounts(d.config, objectGetter{rest: &restHandler})
+	if err != nil {
+		return nil, err
+	}
+	authenticator := authn.Union{d.authn, authn.Bearer{Token: sa.authenticator}}
+	var tokens authn.Token = sa.authenticator
 	chain, enabled, err := admission.Build(admissionPlugins(func(ctx context.Context, name string) (*corev1.Namespace, error) {
 		return restHandler.GetNamespace(ctx, name)
 	}), admission.Options{Enable: d.config.EnableAdmissionPlugins, Disable: d.config.DisableAdmissionPlugins, ConfigFile: d.config.AdmissionControlConfigFile})
@@ -106,9 +111,12 @@ func newAPI(d apiDeps) (*api, error) {
 		Default:        defaults.Apply,
 		ValidateCreate: validation.Create,
 		ValidateUpdate: validation.Update,
+		Connectors: map[rest.ConnectorKey]rest.ConnectorFunc{
+			{Resource: schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, Subresource: "token"}: sa.tokenRequest,
+		},
 		Virtual: map[schema.GroupVersionResource]rest.VirtualFunc{
 			{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}:       reviews.SelfSubject,
-			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:             reviews.Token{Authenticator: d.tokens}.Review,
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:             reviews.Token{Authenticator: tokens}.Review,
 			{Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews"}:      access.SubjectAccessReview,
 			{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectaccessreviews"}:  access.SelfSubjectAccessReview,
 			{Group: "authorization.k8s.io", Version: "v1", Resource: "localsubjectaccessreviews"}: access.LocalSubjectAccessReview,
@@ -167,6 +175,7 @@ func newAPI(d apiDeps) (*api, error) {
 			v3.ServeHTTP(w, r)
 		case d.config.Profiling && strings.HasPrefix(p, "/debug/pprof"):
 			servePprof(w, r)
+		case sa.serveIssuerDiscovery(w, r):
 		case disc.Serve(w, r):
 		default:
 			notFound(w, r, rs)
@@ -189,7 +198,7 @@ func newAPI(d apiDeps) (*api, error) {
 		h = audit.Middleware(h, logger, policy)
 	}
 	h = metricsRegistry.Middleware(h)
-	h = withAuthentication(h, d.authn, rs, d.log)
+	h = withAuthentication(h, authenticator, rs, d.log)
 	h = withRequestState(h)
 	h = withRecovery(h, rs, d.log)
 	a.handler = h
@@ -233,6 +242,9 @@ func openAPIResources(reg *registry.Registry) []openapi.Resource {
 		}
 		if res.Scale {
 			r.Subresources = append(r.Subresources, "scale")
+		}
+		for _, c := range res.Connectors {
+			r.Subresources = append(r.Subresources, c.Name)
 		}
 		out = append(out, r)
 	}

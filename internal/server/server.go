@@ -59,7 +59,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 	app, err := newAPI(apiDeps{
 		store:  store,
-		authn:  authn.Union{authn.NewX509(roots)},
+		authn:  authn.NewX509(roots),
 		log:    log,
 		config: cfg,
 	})

@@ -1,0 +1,91 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/storage"
+)
+
+// ConnectorKey names a connector subresource.
+type ConnectorKey struct {
+	Resource    schema.GroupVersionResource
+	Subresource string
+}
+
+// ConnectorFunc answers a POST to a connector subresource of the object
+// namespace/name with the decoded body.
+type ConnectorFunc func(ctx context.Context, namespace, name string, body runtime.Object, dryRun bool) (runtime.Object, error)
+
+// connectorName returns sub when res has a connector of that name, and
+// something no subresource equals otherwise.
+func connectorName(res *registry.Resource, sub string) string {
+	for _, c := range res.Connectors {
+		if c.Name == sub {
+			return sub
+		}
+	}
+	return "\x00"
+}
+
+func (h *Handler) connect(w http.ResponseWriter, r *http.Request, t target) {
+	var conn registry.Connector
+	for _, c := range t.res.Connectors {
+		if c.Name == t.sub {
+			conn = c
+		}
+	}
+	fn := h.cfg.Connectors[ConnectorKey{t.res.GVR, t.sub}]
+	if fn == nil {
+		h.notFound(w, r)
+		return
+	}
+	opts, _, err := parseWriteOptions(r, false)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	body, err := h.readBody(r)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	dec, err := h.c.decoderFor(r.Header.Get("Content-Type"), false)
+	if err != nil {
+		h.rs.Error(w, r, unsupportedMediaType(r.Header.Get("Content-Type")))
+		return
+	}
+	in := conn.New()
+	if _, _, err := dec.Decode(body, &conn.Kind, in); err != nil {
+		h.rs.Error(w, r, apierrors.NewBadRequest(fmt.Sprintf("error decoding %s: %v", conn.Kind.Kind, err)))
+		return
+	}
+	out, err := fn(r.Context(), t.ns, t.name, in, opts.DryRun)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	out.GetObjectKind().SetGroupVersionKind(conn.Kind)
+	h.rs.Object(w, r, http.StatusCreated, out)
+}
+
+// Get reads one object of a served resource, for in-process consumers.
+func (h *Handler) Get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) (runtime.Object, error) {
+	res, ok := h.reg.Lookup(gvr)
+	if !ok {
+		return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
+	}
+	obj, _, err := h.getObject(ctx, res, ns, name)
+	return obj, err
+}
+
+// DecodeStored decodes a stored value of res, for informers.
+func (h *Handler) DecodeStored(res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
+	return h.decodeStored(res, kv)
+}

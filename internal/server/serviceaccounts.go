@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/portcullis/portcullis/internal/authn/serviceaccount"
+	"github.com/portcullis/portcullis/internal/request"
+	"github.com/portcullis/portcullis/internal/rest"
+)
+
+// objectGetter reads typed objects through the REST handler, which is
+// built after the authenticators that need it.
+type objectGetter struct {
+	rest **rest.Handler
+}
+
+func (g objectGetter) get(ctx context.Context, res, ns, name string) (runtime.Object, error) {
+	return (*g.rest).Get(ctx, schema.GroupVersionResource{Version: "v1", Resource: res}, ns, name)
+}
+
+func (g objectGetter) GetServiceAccount(ctx context.Context, ns, name string) (*corev1.ServiceAccount, error) {
+	obj, err := g.get(ctx, "serviceaccounts", ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.ServiceAccount), nil
+}
+
+func (g objectGetter) GetPod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
+	obj, err := g.get(ctx, "pods", ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.Pod), nil
+}
+
+func (g objectGetter) GetSecret(ctx context.Context, ns, name string) (*corev1.Secret, error) {
+	obj, err := g.get(ctx, "secrets", ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.Secret), nil
+}
+
+func (g objectGetter) GetNode(ctx context.Context, name string) (*corev1.Node, error) {
+	obj, err := g.get(ctx, "nodes", "", name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.Node), nil
+}
+
+// serviceAccounts holds the service account token machinery.
+type serviceAccounts struct {
+	keys          *serviceaccount.Keys
+	cfg           serviceaccount.Config
+	issuer        *serviceaccount.Issuer
+	authenticator *serviceaccount.Authenticator
+	requests      *serviceaccount.TokenRequests
+}
+
+func newServiceAccounts(cfg Config, getter serviceaccount.Getter) (*serviceAccounts, error) {
+	keys, err := serviceaccount.LoadOrGenerateKeys(cfg.DataDir, cfg.ServiceAccountSigningKeyFile, cfg.ServiceAccountKeyFiles)
+	if err != nil {
+		return nil, fmt.Errorf("service account keys: %w", err)
+	}
+	sac := serviceaccount.Config{
+		Issuers:          cfg.ServiceAccountIssuers,
+		APIAudiences:     cfg.APIAudiences,
+		MaxExpiration:    cfg.ServiceAccountMaxTokenExpiration,
+		ExtendExpiration: cfg.ServiceAccountExtendTokenExpiration,
+	}
+	if err := sac.Validate(); err != nil {
+		return nil, err
+	}
+	issuer, err := serviceaccount.NewIssuer(keys, sac)
+	if err != nil {
+		return nil, err
+	}
+	a, err := serviceaccount.NewAuthenticator(keys, sac, getter)
+	if err != nil {
+		return nil, err
+	}
+	reqs, err := serviceaccount.NewTokenRequests(issuer, getter)
+	if err != nil {
+		return nil, err
+	}
+	return &serviceAccounts{keys: keys, cfg: sac, issuer: issuer, authenticator: a, requests: reqs}, nil
+}
+
+// tokenRequest answers POST .../serviceaccounts/<name>/token.
+func (s *serviceAccounts) tokenRequest(ctx context.Context, ns, name string, body runtime.Object, _ bool) (runtime.Object, error) {
+	tr, ok := body.(*authenticationv1.TokenRequest)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a TokenRequest: %T", body))
+	}
+	resp, err := s.requests.Create(ctx, ns, name, tr, nil)
+	if err != nil {
+		return nil, err
+	}
+	if st := request.StateFrom(ctx); st != nil {
+		for _, w := range resp.Warnings {
+			st.AddWarning(w)
+		}
+		if resp.CredentialID != "" {
+			st.AddAnnotation(serviceaccount.IssuedCredentialIDAuditAnnotation, resp.CredentialID)
+		}
+	}
+	return resp.TokenRequest, nil
+}
+
+// serveIssuerDiscovery serves the service account issuer's OpenID
+// discovery document and key set, as kube-apiserver does.
+func (s *serviceAccounts) serveIssuerDiscovery(w http.ResponseWriter, r *http.Request) bool {
+	switch r.URL.Path {
+	case "/.well-known/openid-configuration":
+		iss := s.cfg.Issuers[0]
+		doc := map[string]any{
+			"issuer":                                iss,
+			"jwks_uri":                              strings.TrimSuffix(iss, "/") + "/openid/v1/jwks",
+			"response_types_supported":              []string{"id_token"},
+			"subject_types_supported":               []string{"public"},
+			"id_token_signing_alg_values_supported": []string{"RS256"},
+		}
+		data, _ := json.Marshal(doc)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(data)
+		return true
+	case "/openid/v1/jwks":
+		data, err := s.keys.JWKS()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return true
+		}
+		w.Header().Set("Content-Type", "application/jwk-set+json")
+		_, _ = w.Write(data)
+		return true
+	}
+	return false
+}
