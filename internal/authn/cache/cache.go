@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"k8s.io/apiserver/pkg/authentication/user"
 
@@ -156,8 +157,9 @@ func (c *Cache) lookup(ctx context.Context, token string) (res entry) {
 // ttl is how long a result may be kept; 0 means not at all.
 func (c *Cache) ttl(token string, e entry, now time.Time) time.Duration {
 	if !e.ok {
-		if errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded) {
-			return 0 // about this request, not about the token
+		if errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded) ||
+			errors.Is(e.err, ErrAuthenticatorPanic) {
+			return 0 // about this attempt, not about the token
 		}
 		return max(c.failureTTL, 0)
 	}
@@ -193,7 +195,9 @@ func (s *shard) put(k key, e entry, now time.Time) {
 func (c *Cache) key(token string) key {
 	h := sha256.New()
 	h.Write(c.salt[:])
-	h.Write([]byte(token))
+	// Hashing reads the bytes in place: a copy of every token would cost
+	// an allocation per request (JWTs are around a kilobyte).
+	h.Write(unsafe.Slice(unsafe.StringData(token), len(token)))
 	var k key
 	h.Sum(k[:0])
 	return k

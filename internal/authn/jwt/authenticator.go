@@ -116,7 +116,7 @@ func New(c *Compiled, opts Options) (*Authenticator, error) {
 		}
 		tr = tr.Clone()
 		tr.TLSClientConfig = &tls.Config{RootCAs: c.roots, MinVersion: tls.VersionTLS12}
-		client = &http.Client{Transport: tr, Timeout: opts.FetchTimeout}
+		client = &http.Client{Transport: tr, Timeout: opts.FetchTimeout, CheckRedirect: httpsOnly}
 	}
 	a := &Authenticator{
 		c: c, opts: opts, fetch: newFetcher(c, client, opts),
@@ -127,6 +127,17 @@ func New(c *Compiled, opts Options) (*Authenticator, error) {
 	notYet := fmt.Errorf("%w: issuer %q has not been contacted yet", ErrNotReady, c.issuer)
 	a.health.Store(&notYet)
 	return a, nil
+}
+
+// httpsOnly refuses redirects that would fetch keys or claims without TLS.
+func httpsOnly(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != "https" {
+		return fmt.Errorf("refusing redirect to %s: not https", req.URL.Redacted())
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 // Issuer returns the issuer URL this authenticator serves.

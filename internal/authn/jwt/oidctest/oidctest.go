@@ -1,7 +1,3 @@
-// Package oidctest runs a real OpenID Connect issuer for tests: an HTTPS
-// server on 127.0.0.1 that serves a discovery document and a JWKS, signs
-// tokens with RSA and ECDSA keys, rotates keys, and can be made slow or
-// failing on any path.
 package oidctest
 
 import (
