@@ -45,6 +45,7 @@ func newServe() *cobra.Command {
 			if verbosity >= 4 {
 				level = slog.LevelDebug
 			}
+			cfg.AnonymousAuthSet = cmd.Flags().Changed("anonymous-auth")
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
@@ -74,6 +75,9 @@ func newServe() *cobra.Command {
 	f.DurationVar(&cfg.ServiceAccountMaxTokenExpiration, "service-account-max-token-expiration", 0, "The maximum validity duration of a token created by the service account token issuer.")
 	f.BoolVar(&cfg.ServiceAccountExtendTokenExpiration, "service-account-extend-token-expiration", cfg.ServiceAccountExtendTokenExpiration, "Turns on projected service account expiration extension during token generation.")
 	f.StringSliceVar(&cfg.APIAudiences, "api-audiences", nil, "Identifiers of the API. Tokens used against the API should be bound to at least one of these audiences. Defaults to the first --service-account-issuer.")
+	f.StringVar(&cfg.AuthenticationConfigFile, "authentication-config", "", "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator.")
+	f.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+	f.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", cfg.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
 	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
 	f.IntVarP(&verbosity, "v", "v", 0, "Log verbosity; 4 or more logs debug messages.")
 	return cmd

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -144,3 +145,29 @@ func (f full) ConditionsAwareAuthorize(ctx context.Context, a authorizer.Attribu
 func (f full) EvaluateConditions(context.Context, authorizer.ConditionsAwareDecision, authorizer.ConditionsData) (authorizer.Decision, string, error) {
 	return authorizer.DecisionDeny, "", authorizer.ErrorConditionEvaluationNotSupported
 }
+
+// PublicInfo allows everyone to read the health endpoints and /version,
+// which kube-apiserver grants through the system:public-info-viewer role,
+// and authenticated users to ask who they are and what they may do, which
+// it grants through system:basic-user. It stands in for those bootstrap
+// roles where RBAC is not in the chain.
+var PublicInfo = authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	if a.IsResourceRequest() {
+		if a.GetVerb() == "create" && a.GetUser() != nil && slices.Contains(a.GetUser().GetGroups(), user.AllAuthenticated) {
+			switch a.GetAPIGroup() + "/" + a.GetResource() {
+			case "authentication.k8s.io/selfsubjectreviews", "authorization.k8s.io/selfsubjectaccessreviews", "authorization.k8s.io/selfsubjectrulesreviews":
+				return authorizer.DecisionAllow, "", nil
+			}
+		}
+		return authorizer.DecisionNoOpinion, "", nil
+	}
+	if a.GetVerb() != "get" {
+		return authorizer.DecisionNoOpinion, "", nil
+	}
+	switch p := a.GetPath(); {
+	case p == "/healthz" || p == "/livez" || p == "/readyz" || p == "/version" || p == "/version/",
+		strings.HasPrefix(p, "/healthz/") || strings.HasPrefix(p, "/livez/") || strings.HasPrefix(p, "/readyz/"):
+		return authorizer.DecisionAllow, "", nil
+	}
+	return authorizer.DecisionNoOpinion, "", nil
+})

@@ -36,6 +36,13 @@ type Config struct {
 	ServiceAccountMaxTokenExpiration    time.Duration
 	ServiceAccountExtendTokenExpiration bool
 	APIAudiences                        []string
+	// Authentication, with kube-apiserver's flags.
+	AuthenticationConfigFile string
+	TokenAuthFile            string
+	AnonymousAuth            bool
+	// AnonymousAuthSet records whether --anonymous-auth was given, which
+	// --authentication-config's anonymous field may not be.
+	AnonymousAuthSet bool
 	// Profiling serves /debug/pprof, as kube-apiserver's --profiling.
 	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.
@@ -51,6 +58,7 @@ func Default() Config {
 		CompactionInterval:                  5 * time.Minute,
 		ShutdownTimeout:                     60 * time.Second,
 		Profiling:                           true,
+		AnonymousAuth:                       true,
 		ServiceAccountIssuers:               []string{"https://kubernetes.default.svc.cluster.local"},
 		ServiceAccountExtendTokenExpiration: true,
 		AuditLogMaxSize:                     100,

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/request"
@@ -46,21 +44,6 @@ func withRequestState(next http.Handler) http.Handler {
 	})
 }
 
-// publicPaths may be read without credentials, as kube-apiserver's
-// system:public-info-viewer role allows anonymous users to.
-func isPublic(r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return false
-	}
-	p := r.URL.Path
-	for _, prefix := range []string{"/healthz", "/livez", "/readyz"} {
-		if p == prefix || strings.HasPrefix(p, prefix+"/") {
-			return true
-		}
-	}
-	return p == "/version" || p == "/version/"
-}
-
 // withAuthentication sets the request's user or answers 401.
 func withAuthentication(next http.Handler, a authn.Authenticator, rs *rest.Responder, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -70,11 +53,6 @@ func withAuthentication(next http.Handler, a authn.Authenticator, rs *rest.Respo
 			log.Debug("authentication failed", "err", err)
 		}
 		if !ok {
-			if isPublic(r) {
-				st.User = &user.DefaultInfo{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}}
-				next.ServeHTTP(w, r)
-				return
-			}
 			rs.Error(w, r, apierrors.NewUnauthorized("Unauthorized"))
 			return
 		}

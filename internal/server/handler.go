@@ -51,6 +51,8 @@ type api struct {
 	rest    *rest.Handler
 	openapi *openapi.Documents
 	ready   atomic.Bool
+	// background work to run until shutdown (reloaders, informers).
+	background []func(ctx context.Context)
 	// stopping is closed when shutdown begins; long-running requests end.
 	stopping chan struct{}
 	closers  []func()
@@ -80,8 +82,12 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 	a := &api{stopping: make(chan struct{})}
+	// Until RBAC is configured: system:masters, and the public health and
+	// version endpoints that kube-apiserver's system:public-info-viewer
+	// role opens to everyone.
+	chainAuthz := authz.Union{authz.Superuser, authz.PublicInfo}
 	access := reviews.Access{
-		Authorizer: func() authorizer.UnconditionalAuthorizer { return authz.Union{authz.Superuser} },
+		Authorizer: func() authorizer.UnconditionalAuthorizer { return chainAuthz },
 		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{} },
 	}
 	// Admission plugins and authenticators read through the REST handler,
@@ -91,8 +97,13 @@ func newAPI(d apiDeps) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
-	authenticator := authn.Union{d.authn, authn.Bearer{Token: sa.authenticator}}
-	var tokens authn.Token = sa.authenticator
+	metricsRegistry := metrics.NewRegistry()
+	authentication, err := newAuthentication(d.config, d.authn, sa.authenticator, metricsRegistry.Prometheus(), d.log)
+	if err != nil {
+		return nil, err
+	}
+	a.background = append(a.background, authentication.run)
+	tokens := authentication.tokens
 	chain, enabled, err := admission.Build(admissionPlugins(func(ctx context.Context, name string) (*corev1.Namespace, error) {
 		return restHandler.GetNamespace(ctx, name)
 	}), admission.Options{Enable: d.config.EnableAdmissionPlugins, Disable: d.config.DisableAdmissionPlugins, ConfigFile: d.config.AdmissionControlConfigFile})
@@ -150,9 +161,10 @@ func newAPI(d apiDeps) (*api, error) {
 		}
 		return nil
 	}}
+	authnCheck := healthz.Check{Name: "poststarthook/authentication-config-issuers", Fn: func(context.Context) error { return authentication.health() }}
 	health := healthz.Handler{Endpoint: "healthz", Checks: []healthz.Check{healthz.Ping, storeCheck}}
 	live := healthz.Handler{Endpoint: "livez", Checks: []healthz.Check{healthz.Ping, storeCheck}}
-	ready := healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, storeCheck, readyCheck}}
+	ready := healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, storeCheck, authnCheck, readyCheck}}
 
 	var mux http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
@@ -181,9 +193,12 @@ func newAPI(d apiDeps) (*api, error) {
 			notFound(w, r, rs)
 		}
 	})
-	metricsRegistry := metrics.NewRegistry()
 	mux = withMetricsEndpoint(mux, metricsRegistry.Handler())
+	// Innermost first: authorization, impersonation, audit, metrics,
+	// authentication, request state, panic recovery.
 	var h http.Handler = mux
+	h = authz.Filter(h, chainAuthz, rs)
+	h = authz.Impersonation(h, chainAuthz, rs)
 	if d.config.AuditPolicyFile != "" && d.config.AuditLogPath != "" {
 		policy, err := audit.LoadPolicy(d.config.AuditPolicyFile)
 		if err != nil {
@@ -198,7 +213,7 @@ func newAPI(d apiDeps) (*api, error) {
 		h = audit.Middleware(h, logger, policy)
 	}
 	h = metricsRegistry.Middleware(h)
-	h = withAuthentication(h, authenticator, rs, d.log)
+	h = withAuthentication(h, authentication.request, rs, d.log)
 	h = withRequestState(h)
 	h = withRecovery(h, rs, d.log)
 	a.handler = h

@@ -77,11 +77,13 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		ln.Close()
 		return err
 	}
-	bg.Add(1)
-	go func() {
-		defer bg.Done()
-		app.rest.RunNamespaceController(bgCtx, log)
-	}()
+	for _, run := range append(app.background, func(ctx context.Context) { app.rest.RunNamespaceController(ctx, log) }) {
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			run(bgCtx)
+		}()
+	}
 
 	url := "https://" + net.JoinHostPort(urlHost(cfg.BindAddress), strconv.Itoa(addr.Port))
 	if err := pki.WriteKubeconfig(cfg.kubeconfigPath(), url, files.CACert, files.AdminCert, files.AdminKey); err != nil {
