@@ -1,0 +1,237 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	kjson "sigs.k8s.io/json"
+)
+
+const (
+	// maxResponseBytes bounds the body read from the webhook; a
+	// SubjectAccessReview answer is a few hundred bytes.
+	maxResponseBytes = 1 << 20
+	// maxErrorBodyBytes is how much of an error answer is quoted.
+	maxErrorBodyBytes = 256
+)
+
+// client POSTs reviews to one webhook.
+type client struct {
+	url       string
+	http      *http.Client
+	version   string
+	userAgent string
+}
+
+// newClient loads the kubeconfig (its current context: server URL, CA,
+// client credentials) and makes the HTTP client. Relative file names in
+// the kubeconfig are relative to the kubeconfig file.
+func newClient(kubeconfig, version string) (*client, error) {
+	if kubeconfig == "" {
+		return nil, fmt.Errorf("%w: no kubeconfig file given", ErrConfig)
+	}
+	switch version {
+	case authorizationv1.SchemeGroupVersion.Version, authorizationv1beta1.SchemeGroupVersion.Version:
+	default:
+		return nil, fmt.Errorf("%w: unsupported webhook authorizer version %q, supported versions are %q, %q",
+			ErrConfig, version, authorizationv1.SchemeGroupVersion.Version, authorizationv1beta1.SchemeGroupVersion.Version)
+	}
+	raw, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("%w: loading kubeconfig: %w", ErrConfig, err)
+	}
+	// As kube-apiserver's loader does, file names in the kubeconfig are
+	// relative to the kubeconfig's directory.
+	if err := clientcmd.ResolveLocalPaths(raw); err != nil {
+		return nil, fmt.Errorf("%w: kubeconfig %s: %w", ErrConfig, kubeconfig, err)
+	}
+	cfg, err := clientcmd.NewDefaultClientConfig(*raw, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("%w: kubeconfig %s: %w", ErrConfig, kubeconfig, err)
+	}
+	u, _, err := rest.DefaultServerURL(cfg.Host, "", schema.GroupVersion{}, rest.IsConfigTransportTLS(*cfg))
+	if err != nil {
+		return nil, fmt.Errorf("%w: kubeconfig %s: %w", ErrConfig, kubeconfig, err)
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: kubeconfig %s: %w", ErrConfig, kubeconfig, err)
+	}
+	ua := cfg.UserAgent
+	if ua == "" {
+		ua = "portcullis"
+	}
+	return &client{
+		url: u.String(),
+		// Timeouts come from the caller's context, per attempt.
+		http:      &http.Client{Transport: rt},
+		version:   version,
+		userAgent: ua,
+	}, nil
+}
+
+// statusError is a non-2xx answer.
+type statusError struct {
+	code       int
+	retryAfter bool
+	body       string
+}
+
+func (e *statusError) Error() string {
+	if e.body == "" {
+		return fmt.Sprintf("webhook answered HTTP %d", e.code)
+	}
+	return fmt.Sprintf("webhook answered HTTP %d: %s", e.code, e.body)
+}
+
+// review sends the spec once and returns the answer's status.
+func (c *client) review(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (authorizationv1.SubjectAccessReviewStatus, error) {
+	var none authorizationv1.SubjectAccessReviewStatus
+	body, err := c.encode(spec)
+	if err != nil {
+		return none, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return none, fmt.Errorf("%w: %w", ErrRequest, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return none, fmt.Errorf("%w: %w", ErrRequest, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return none, fmt.Errorf("%w: reading response: %w", ErrRequest, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return none, fmt.Errorf("%w: %w", ErrRequest, &statusError{
+			code:       resp.StatusCode,
+			retryAfter: resp.Header.Get("Retry-After") != "",
+			body:       quote(data),
+		})
+	}
+	if len(data) > maxResponseBytes {
+		return none, fmt.Errorf("%w: larger than %d bytes", ErrResponse, maxResponseBytes)
+	}
+	return decodeResponse(data)
+}
+
+func (c *client) encode(spec *authorizationv1.SubjectAccessReviewSpec) ([]byte, error) {
+	var obj any
+	if c.version == authorizationv1beta1.SchemeGroupVersion.Version {
+		r := &authorizationv1beta1.SubjectAccessReview{Spec: v1beta1Spec(spec)}
+		r.APIVersion = authorizationv1beta1.SchemeGroupVersion.String()
+		r.Kind = "SubjectAccessReview"
+		obj = r
+	} else {
+		r := &authorizationv1.SubjectAccessReview{Spec: *spec}
+		r.APIVersion = authorizationv1.SchemeGroupVersion.String()
+		r.Kind = "SubjectAccessReview"
+		obj = r
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%w: encoding review: %w", ErrRequest, err)
+	}
+	return b, nil
+}
+
+// reviewResponse is what is read of an answer: the status of
+// authorization.k8s.io v1 and v1beta1 have the same shape.
+type reviewResponse struct {
+	APIVersion string                                    `json:"apiVersion"`
+	Kind       string                                    `json:"kind"`
+	Status     authorizationv1.SubjectAccessReviewStatus `json:"status"`
+}
+
+// decodeResponse reads a SubjectAccessReview answer. Unknown fields are
+// ignored and apiVersion/kind may be left out, as kube-apiserver's decoder
+// allows; anything else than a JSON object naming a SubjectAccessReview of
+// authorization.k8s.io v1 or v1beta1 is an error.
+func decodeResponse(data []byte) (authorizationv1.SubjectAccessReviewStatus, error) {
+	var none authorizationv1.SubjectAccessReviewStatus
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return none, fmt.Errorf("%w: not a JSON object: %s", ErrResponse, quote(data))
+	}
+	var r reviewResponse
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(trimmed, &r); err != nil {
+		return none, fmt.Errorf("%w: %w", ErrResponse, err)
+	}
+	if r.Kind != "" && r.Kind != "SubjectAccessReview" {
+		return none, fmt.Errorf("%w: kind %q, want SubjectAccessReview", ErrResponse, r.Kind)
+	}
+	if r.APIVersion != "" {
+		gv, err := schema.ParseGroupVersion(r.APIVersion)
+		if err != nil || gv.Group != authorizationv1.GroupName ||
+			(gv.Version != authorizationv1.SchemeGroupVersion.Version && gv.Version != authorizationv1beta1.SchemeGroupVersion.Version) {
+			return none, fmt.Errorf("%w: apiVersion %q, want %s or %s", ErrResponse, r.APIVersion,
+				authorizationv1.SchemeGroupVersion, authorizationv1beta1.SchemeGroupVersion)
+		}
+	}
+	return r.Status, nil
+}
+
+// quote is a short, printable excerpt of a body for error messages.
+func quote(data []byte) string {
+	s := strings.TrimSpace(string(data))
+	if s == "" {
+		return ""
+	}
+	if len(s) > maxErrorBodyBytes {
+		s = s[:maxErrorBodyBytes] + "..."
+	}
+	s = strings.ToValidUTF8(s, "?")
+	return strconv.Quote(s)
+}
+
+// retryable reports whether kube-apiserver's webhook client would try
+// again: a reset or lost connection, 429, 5xx other than 503, and 503
+// with Retry-After.
+func retryable(err error) bool {
+	var se *statusError
+	if errors.As(err, &se) {
+		switch {
+		case se.code == http.StatusTooManyRequests:
+			return true
+		case se.code == http.StatusServiceUnavailable:
+			return se.retryAfter
+		default:
+			return se.code >= 500
+		}
+	}
+	return utilnet.IsConnectionReset(err) || utilnet.IsHTTP2ConnectionLost(err)
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
