@@ -46,6 +46,10 @@ func newServe() *cobra.Command {
 				level = slog.LevelDebug
 			}
 			cfg.AnonymousAuthSet = cmd.Flags().Changed("anonymous-auth")
+			for _, name := range []string{"authorization-mode", "authorization-webhook-config-file", "authorization-webhook-version",
+				"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
+				cfg.AuthorizationFlagsSet = cfg.AuthorizationFlagsSet || cmd.Flags().Changed(name)
+			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
@@ -78,6 +82,12 @@ func newServe() *cobra.Command {
 	f.StringVar(&cfg.AuthenticationConfigFile, "authentication-config", "", "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator.")
 	f.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	f.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", cfg.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
+	f.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", cfg.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Defaults to Node,RBAC if --authorization-config is not used. Comma-delimited list of: AlwaysAllow,AlwaysDeny,Node,RBAC,Webhook.")
+	f.StringVar(&cfg.AuthorizationConfigFile, "authorization-config", "", "File with Authorization Configuration to configure the authorizer chain. Requires feature gate StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.")
+	f.StringVar(&cfg.AuthorizationWebhookConfigFile, "authorization-webhook-config-file", "", "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook.")
+	f.StringVar(&cfg.AuthorizationWebhookVersion, "authorization-webhook-version", cfg.AuthorizationWebhookVersion, "The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.")
+	f.DurationVar(&cfg.AuthorizationWebhookCacheAuthorizedTTL, "authorization-webhook-cache-authorized-ttl", cfg.AuthorizationWebhookCacheAuthorizedTTL, "The duration to cache 'authorized' responses from the webhook authorizer.")
+	f.DurationVar(&cfg.AuthorizationWebhookCacheUnauthorizedTTL, "authorization-webhook-cache-unauthorized-ttl", cfg.AuthorizationWebhookCacheUnauthorizedTTL, "The duration to cache 'unauthorized' responses from the webhook authorizer.")
 	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
 	f.IntVarP(&verbosity, "v", "v", 0, "Log verbosity; 4 or more logs debug messages.")
 	return cmd

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -88,4 +90,40 @@ func (h *Handler) Get(ctx context.Context, gvr schema.GroupVersionResource, ns, 
 // DecodeStored decodes a stored value of res, for informers.
 func (h *Handler) DecodeStored(res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
 	return h.decodeStored(res, kv)
+}
+
+// Apply creates obj, or replaces the stored object of the same name,
+// through the full write path (defaults, admission, validation). It is
+// how the server reconciles the objects it owns, such as the bootstrap
+// RBAC policy. The stored object's resourceVersion guards the write.
+func (h *Handler) Apply(ctx context.Context, obj runtime.Object, manager string) (runtime.Object, error) {
+	gvks, _, err := h.c.scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := h.reg.ForKind(gvks[0])
+	if !ok {
+		return nil, fmt.Errorf("no resource serves %s", gvks[0])
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	opts := writeOptions{FieldManager: manager}
+	if m.GetResourceVersion() == "" {
+		return h.createObject(ctx, res, obj, nil, opts, nil)
+	}
+	out, _, err := h.updateObject(ctx, target{res: res, ns: m.GetNamespace(), name: m.GetName()},
+		func(runtime.Object) (runtime.Object, error) { return obj, nil }, opts, nil, false)
+	return out, err
+}
+
+// Remove deletes an object the server owns.
+func (h *Handler) Remove(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) error {
+	res, ok := h.reg.Lookup(gvr)
+	if !ok {
+		return fmt.Errorf("no resource %s", gvr)
+	}
+	_, _, err := h.deleteObject(ctx, res, ns, name, &metav1.DeleteOptions{})
+	return err
 }

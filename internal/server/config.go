@@ -43,6 +43,16 @@ type Config struct {
 	// AnonymousAuthSet records whether --anonymous-auth was given, which
 	// --authentication-config's anonymous field may not be.
 	AnonymousAuthSet bool
+	// Authorization, with kube-apiserver's flags.
+	AuthorizationModes                       []string
+	AuthorizationConfigFile                  string
+	AuthorizationWebhookConfigFile           string
+	AuthorizationWebhookVersion              string
+	AuthorizationWebhookCacheAuthorizedTTL   time.Duration
+	AuthorizationWebhookCacheUnauthorizedTTL time.Duration
+	// AuthorizationFlagsSet records whether any legacy authorization flag
+	// was given, which --authorization-config excludes.
+	AuthorizationFlagsSet bool
 	// Profiling serves /debug/pprof, as kube-apiserver's --profiling.
 	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.
@@ -52,18 +62,22 @@ type Config struct {
 // Default returns the configuration of `portcullis serve` with no flags.
 func Default() Config {
 	return Config{
-		DataDir:                             "portcullis-data",
-		BindAddress:                         "127.0.0.1",
-		SecurePort:                          6443,
-		CompactionInterval:                  5 * time.Minute,
-		ShutdownTimeout:                     60 * time.Second,
-		Profiling:                           true,
-		AnonymousAuth:                       true,
-		ServiceAccountIssuers:               []string{"https://kubernetes.default.svc.cluster.local"},
-		ServiceAccountExtendTokenExpiration: true,
-		AuditLogMaxSize:                     100,
-		AuditLogMaxAge:                      366,
-		AuditLogMaxBackup:                   100,
+		DataDir:                                  "portcullis-data",
+		BindAddress:                              "127.0.0.1",
+		SecurePort:                               6443,
+		CompactionInterval:                       5 * time.Minute,
+		ShutdownTimeout:                          60 * time.Second,
+		Profiling:                                true,
+		AnonymousAuth:                            true,
+		AuthorizationModes:                       []string{"Node", "RBAC"},
+		AuthorizationWebhookVersion:              "v1beta1",
+		AuthorizationWebhookCacheAuthorizedTTL:   5 * time.Minute,
+		AuthorizationWebhookCacheUnauthorizedTTL: 30 * time.Second,
+		ServiceAccountIssuers:                    []string{"https://kubernetes.default.svc.cluster.local"},
+		ServiceAccountExtendTokenExpiration:      true,
+		AuditLogMaxSize:                          100,
+		AuditLogMaxAge:                           366,
+		AuditLogMaxBackup:                        100,
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/authz"
+	"github.com/portcullis/portcullis/internal/authz/rbac"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/discovery"
 	"github.com/portcullis/portcullis/internal/healthz"
@@ -47,10 +48,11 @@ type apiDeps struct {
 
 // api is the assembled request path.
 type api struct {
-	handler http.Handler
-	rest    *rest.Handler
-	openapi *openapi.Documents
-	ready   atomic.Bool
+	handler       http.Handler
+	rest          *rest.Handler
+	openapi       *openapi.Documents
+	ready         atomic.Bool
+	authorization *authorization
 	// background work to run until shutdown (reloaders, informers).
 	background []func(ctx context.Context)
 	// stopping is closed when shutdown begins; long-running requests end.
@@ -82,22 +84,27 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 	a := &api{stopping: make(chan struct{})}
-	// Until RBAC is configured: system:masters, and the public health and
-	// version endpoints that kube-apiserver's system:public-info-viewer
-	// role opens to everyone.
-	chainAuthz := authz.Union{authz.Superuser, authz.PublicInfo}
+	// Admission plugins, authenticators and authorizers read through the
+	// REST handler, built after them.
+	var restHandler *rest.Handler
+	metricsRegistry := metrics.NewRegistry()
+	authorization, err := newAuthorization(d.config, reg, d.store, func(res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
+		return restHandler.DecodeStored(res, kv)
+	}, func() *rest.Handler { return restHandler }, metricsRegistry.Prometheus(), d.log)
+	if err != nil {
+		return nil, err
+	}
+	a.background = append(a.background, authorization.run...)
+	a.authorization = authorization
+	chainAuthz := authorization.chain
 	access := reviews.Access{
 		Authorizer: func() authorizer.UnconditionalAuthorizer { return chainAuthz },
-		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{} },
+		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{Next: authorization.rules} },
 	}
-	// Admission plugins and authenticators read through the REST handler,
-	// built after them.
-	var restHandler *rest.Handler
 	sa, err := newServiceAccounts(d.config, objectGetter{rest: &restHandler})
 	if err != nil {
 		return nil, err
 	}
-	metricsRegistry := metrics.NewRegistry()
 	authentication, err := newAuthentication(d.config, d.authn, sa.authenticator, metricsRegistry.Prometheus(), d.log)
 	if err != nil {
 		return nil, err
@@ -109,6 +116,9 @@ func newAPI(d apiDeps) (*api, error) {
 	}), admission.Options{Enable: d.config.EnableAdmissionPlugins, Disable: d.config.DisableAdmissionPlugins, ConfigFile: d.config.AdmissionControlConfigFile})
 	if err != nil {
 		return nil, err
+	}
+	if authorization.rbac != nil {
+		chain.Validators = append(chain.Validators, rbac.NewEscalationCheck(authorization.rbac, chainAuthz))
 	}
 	d.log.Debug("admission plugins", "enabled", enabled)
 	restHandler, err = rest.New(rest.Config{
@@ -155,6 +165,7 @@ func newAPI(d apiDeps) (*api, error) {
 		_, _, err := d.store.Revision(ctx)
 		return err
 	}}
+	authzCheck := healthz.Check{Name: "poststarthook/authorization-informers-synced", Fn: func(context.Context) error { return authorization.ready() }}
 	readyCheck := healthz.Check{Name: "shutdown", Fn: func(context.Context) error {
 		if !a.ready.Load() {
 			return errors.New("server is not accepting requests")
@@ -164,7 +175,7 @@ func newAPI(d apiDeps) (*api, error) {
 	authnCheck := healthz.Check{Name: "poststarthook/authentication-config-issuers", Fn: func(context.Context) error { return authentication.health() }}
 	health := healthz.Handler{Endpoint: "healthz", Checks: []healthz.Check{healthz.Ping, storeCheck}}
 	live := healthz.Handler{Endpoint: "livez", Checks: []healthz.Check{healthz.Ping, storeCheck}}
-	ready := healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, storeCheck, authnCheck, readyCheck}}
+	ready := healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, storeCheck, authnCheck, authzCheck, readyCheck}}
 
 	var mux http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path

@@ -16,8 +16,11 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apiserver/pkg/authentication/user"
+
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/pki"
+	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/storage/bbolt"
 )
 
@@ -73,9 +76,18 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		stopBackground()
 		bg.Wait()
 	}()
+	// The server's own writes are made as kube-apiserver's loopback user.
+	ctx = request.WithState(ctx, &request.State{User: &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}}})
+	bgCtx = request.WithState(bgCtx, request.StateFrom(ctx))
 	if err := app.rest.Bootstrap(ctx); err != nil {
 		ln.Close()
 		return err
+	}
+	if app.authorization.rbac != nil {
+		if err := reconcileRBAC(ctx, app.rest, log); err != nil {
+			ln.Close()
+			return fmt.Errorf("bootstrap RBAC policy: %w", err)
+		}
 	}
 	for _, run := range append(app.background, func(ctx context.Context) { app.rest.RunNamespaceController(ctx, log) }) {
 		bg.Add(1)
