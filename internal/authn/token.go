@@ -2,6 +2,7 @@ package authn
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -45,9 +46,15 @@ func (u TokenUnion) AuthenticateToken(ctx context.Context, token string) (user.I
 	return nil, false, firstErr
 }
 
+// ErrInvalidBearerToken is the error for a bearer token no token
+// authenticator recognises: a client that sends a token is never quietly
+// treated as anonymous.
+var ErrInvalidBearerToken = errors.New("invalid bearer token")
+
 // Bearer authenticates requests carrying "Authorization: Bearer <token>"
-// with a Token authenticator. Requests without one are not recognised; an
-// empty or malformed bearer header is, and fails.
+// with a Token authenticator. Requests without one are not recognised; a
+// token nobody recognises fails with ErrInvalidBearerToken, as in
+// kube-apiserver.
 type Bearer struct {
 	Token Token
 }
@@ -66,5 +73,9 @@ func (b Bearer) AuthenticateRequest(r *http.Request) (user.Info, bool, error) {
 	if token == "" {
 		return nil, false, nil
 	}
-	return b.Token.AuthenticateToken(r.Context(), token)
+	u, ok, err := b.Token.AuthenticateToken(r.Context(), token)
+	if !ok && err == nil {
+		err = ErrInvalidBearerToken
+	}
+	return u, ok, err
 }
