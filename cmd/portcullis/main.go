@@ -70,7 +70,7 @@ func newServe() *cobra.Command {
 	f.IntVar(&cfg.AuditLogMaxSize, "audit-log-maxsize", cfg.AuditLogMaxSize, "The maximum size in megabytes of the audit log file before it gets rotated.")
 	f.IntVar(&cfg.AuditLogMaxAge, "audit-log-maxage", cfg.AuditLogMaxAge, "The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.")
 	f.IntVar(&cfg.AuditLogMaxBackup, "audit-log-maxbackup", cfg.AuditLogMaxBackup, "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.")
-	f.StringSliceVar(&cfg.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle). Comma-delimited list of admission plugins: NamespaceLifecycle. The order of plugins in this flag does not matter.")
+	f.StringSliceVar(&cfg.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle). Comma-delimited list of admission plugins: NamespaceLifecycle, NodeRestriction. The order of plugins in this flag does not matter.")
 	f.StringSliceVar(&cfg.DisableAdmissionPlugins, "disable-admission-plugins", nil, "admission plugins that should be disabled although they are in the default enabled plugins list. The order of plugins in this flag does not matter.")
 	f.StringVar(&cfg.AdmissionControlConfigFile, "admission-control-config-file", "", "File with admission control configuration.")
 	f.StringArrayVar(&cfg.ServiceAccountIssuers, "service-account-issuer", cfg.ServiceAccountIssuers, "Identifier of the service account token issuer. May be given several times: the first issues tokens, all are accepted.")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/lifecycle"
+	"github.com/portcullis/portcullis/internal/admission/noderestriction"
 	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/authz"
@@ -111,12 +112,17 @@ func newAPI(d apiDeps) (*api, error) {
 	}
 	a.background = append(a.background, authentication.run)
 	tokens := authentication.tokens
-	chain, enabled, err := admission.Build(admissionPlugins(func(ctx context.Context, name string) (*corev1.Namespace, error) {
-		return restHandler.GetNamespace(ctx, name)
+	chain, enabled, err := admission.Build(admissionPlugins(pluginDeps{
+		namespaces: func(ctx context.Context, name string) (*corev1.Namespace, error) {
+			return restHandler.GetNamespace(ctx, name)
+		},
+		objects:    objectGetter{rest: &restHandler},
+		authorizer: chainAuthz,
 	}), admission.Options{Enable: d.config.EnableAdmissionPlugins, Disable: d.config.DisableAdmissionPlugins, ConfigFile: d.config.AdmissionControlConfigFile})
 	if err != nil {
 		return nil, err
 	}
+	sa.admission = chain
 	if authorization.rbac != nil {
 		chain.Validators = append(chain.Validators, rbac.NewEscalationCheck(authorization.rbac, chainAuthz))
 	}
@@ -293,9 +299,19 @@ func servePprof(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// pluginDeps is what the admission plugins read.
+type pluginDeps struct {
+	namespaces lifecycle.Namespaces
+	objects    objectGetter
+	authorizer authz.Authorizer
+}
+
 // admissionPlugins are the plugins portcullis has, in kube-apiserver's order.
-func admissionPlugins(namespaces lifecycle.Namespaces) []admission.Plugin {
+func admissionPlugins(d pluginDeps) []admission.Plugin {
 	return []admission.Plugin{
-		{Name: lifecycle.Name, DefaultEnabled: true, New: func([]byte) (any, error) { return lifecycle.New(namespaces), nil }},
+		{Name: lifecycle.Name, DefaultEnabled: true, New: func([]byte) (any, error) { return lifecycle.New(d.namespaces), nil }},
+		{Name: noderestriction.Name, New: func([]byte) (any, error) {
+			return noderestriction.New(d.objects, noderestriction.Options{Authorizer: d.authorizer})
+		}},
 	}
 }

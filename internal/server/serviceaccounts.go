@@ -9,10 +9,12 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/authn/serviceaccount"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/rest"
@@ -60,6 +62,30 @@ func (g objectGetter) GetNode(ctx context.Context, name string) (*corev1.Node, e
 	return obj.(*corev1.Node), nil
 }
 
+func (g objectGetter) GetPersistentVolumeClaim(ctx context.Context, ns, name string) (*corev1.PersistentVolumeClaim, error) {
+	obj, err := g.get(ctx, "persistentvolumeclaims", ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.PersistentVolumeClaim), nil
+}
+
+func (g objectGetter) GetPersistentVolume(ctx context.Context, name string) (*corev1.PersistentVolume, error) {
+	obj, err := g.get(ctx, "persistentvolumes", "", name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*corev1.PersistentVolume), nil
+}
+
+func (g objectGetter) GetCSIDriver(ctx context.Context, name string) (*storagev1.CSIDriver, error) {
+	obj, err := (*g.rest).Get(ctx, schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"}, "", name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*storagev1.CSIDriver), nil
+}
+
 // serviceAccounts holds the service account token machinery.
 type serviceAccounts struct {
 	keys          *serviceaccount.Keys
@@ -67,6 +93,8 @@ type serviceAccounts struct {
 	issuer        *serviceaccount.Issuer
 	authenticator *serviceaccount.Authenticator
 	requests      *serviceaccount.TokenRequests
+	// admission runs the admission chain on token requests.
+	admission *admission.Chain
 }
 
 func newServiceAccounts(cfg Config, getter serviceaccount.Getter) (*serviceAccounts, error) {
@@ -104,7 +132,20 @@ func (s *serviceAccounts) tokenRequest(ctx context.Context, ns, name string, bod
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a TokenRequest: %T", body))
 	}
-	resp, err := s.requests.Create(ctx, ns, name, tr, nil)
+	resp, err := s.requests.Create(ctx, ns, name, tr, func(ctx context.Context, tr *authenticationv1.TokenRequest) error {
+		a := &admission.Attributes{
+			Kind: authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"), RequestKind: authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"),
+			Resource: corev1.SchemeGroupVersion.WithResource("serviceaccounts"), RequestResource: corev1.SchemeGroupVersion.WithResource("serviceaccounts"),
+			Subresource: "token", RequestSubResource: "token", Name: name, Namespace: ns, Operation: admission.Create, Object: tr,
+		}
+		if st := request.StateFrom(ctx); st != nil {
+			a.UserInfo = st.User
+		}
+		if err := s.admission.Admit(ctx, a); err != nil {
+			return err
+		}
+		return s.admission.Validate(ctx, a)
+	})
 	if err != nil {
 		return nil, err
 	}
