@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -59,9 +61,11 @@ var Superuser = authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.A
 	return authorizer.DecisionNoOpinion, "", nil
 })
 
-// AttributesFor derives the authorization attributes of a request.
+// AttributesFor derives the authorization attributes of a request,
+// including the selectors of collection requests (the Node authorizer lets
+// a kubelet list only its own pods, by spec.nodeName).
 func AttributesFor(info *request.Info, u user.Info) authorizer.AttributesRecord {
-	return authorizer.AttributesRecord{
+	a := authorizer.AttributesRecord{
 		User:            u,
 		Verb:            info.Verb,
 		Namespace:       info.Namespace,
@@ -73,6 +77,21 @@ func AttributesFor(info *request.Info, u user.Info) authorizer.AttributesRecord 
 		ResourceRequest: info.IsResourceRequest,
 		Path:            info.Path,
 	}
+	if info.FieldSelector != "" {
+		if sel, err := fields.ParseSelector(info.FieldSelector); err != nil {
+			a.FieldSelectorParsingErr = err
+		} else {
+			a.FieldSelectorRequirements = sel.Requirements()
+		}
+	}
+	if info.LabelSelector != "" {
+		if sel, err := labels.Parse(info.LabelSelector); err != nil {
+			a.LabelSelectorParsingErr = err
+		} else {
+			a.LabelSelectorRequirements, _ = sel.Requirements()
+		}
+	}
+	return a
 }
 
 // ForbiddenMessage is kube-apiserver's text for a refused request.

@@ -27,6 +27,10 @@ type Info struct {
 	Name        string
 	// Parts are the path segments after the namespace, as kube-apiserver keeps them.
 	Parts []string
+	// FieldSelector and LabelSelector are the raw selectors of list, watch
+	// and deletecollection requests, which authorizers may look at.
+	FieldSelector string
+	LabelSelector string
 }
 
 // State is the per-request place that every stage of the request path adds

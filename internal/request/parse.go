@@ -86,6 +86,10 @@ func Parse(r *http.Request) *Info {
 			info.Verb = "watch"
 		}
 	}
+	if info.Verb == "list" || info.Verb == "watch" || info.Verb == "deletecollection" {
+		q := r.URL.Query()
+		info.FieldSelector, info.LabelSelector = q.Get("fieldSelector"), q.Get("labelSelector")
+	}
 	// A list or watch narrowed to one name is authorized as that name.
 	if (info.Verb == "list" || info.Verb == "watch") && info.Name == "" {
 		if fs := r.URL.Query().Get("fieldSelector"); fs != "" {

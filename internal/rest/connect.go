@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -126,4 +127,23 @@ func (h *Handler) Remove(ctx context.Context, gvr schema.GroupVersionResource, n
 	}
 	_, _, err := h.deleteObject(ctx, res, ns, name, &metav1.DeleteOptions{})
 	return err
+}
+
+// ForKind finds the resource serving a kind.
+func (h *Handler) ForKind(gvk schema.GroupVersionKind) (*registry.Resource, bool) {
+	return h.reg.ForKind(gvk)
+}
+
+// List returns the objects of a resource in namespace (every namespace when
+// empty) whose labels match selector, for in-process consumers.
+func (h *Handler) List(ctx context.Context, gvr schema.GroupVersionResource, ns string, selector labels.Selector) ([]runtime.Object, error) {
+	res, ok := h.reg.Lookup(gvr)
+	if !ok {
+		return nil, apierrors.NewNotFound(gvr.GroupResource(), "")
+	}
+	list, err := h.listObjects(ctx, res, ns, &metav1.ListOptions{LabelSelector: selector.String()})
+	if err != nil {
+		return nil, err
+	}
+	return meta.ExtractList(list)
 }

@@ -130,10 +130,11 @@ func (a *Authorizer) AudienceAllowed(nodeName, namespace, serviceAccount, audien
 	if !ok {
 		return false
 	}
+	ns := g.vx(sa).key.ns
 	found := false
 	g.vx(n).in.each(func(p uint32) bool {
 		v := g.vx(p)
-		if v.key.kind == kindPod && v.key.namespace == namespace && v.in.has(sa) {
+		if v.key.kind == kindPod && v.key.ns == ns && v.in.has(sa) {
 			found = a.podHasAudience(p, audience)
 		}
 		return !found
@@ -144,7 +145,7 @@ func (a *Authorizer) AudienceAllowed(nodeName, namespace, serviceAccount, audien
 // podHasAudience reports whether the pod vertex p names the audience.
 func (a *Authorizer) podHasAudience(p uint32, audience string) bool {
 	g := a.g
-	k := g.vx(p).key
+	k := g.keyOf(p)
 	pa := a.aud.pods[podName{k.namespace, k.name}]
 	if slices.Contains(pa.audiences, audience) {
 		return true

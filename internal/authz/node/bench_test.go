@@ -281,3 +281,40 @@ func BenchmarkGraphMemory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSharedVolumeSecret is the known slow path: a secret named by
+// many persistent volumes (a CSI driver's one node secret) has only plain
+// edges, which no index covers, so refusing it walks every volume.
+func BenchmarkSharedVolumeSecret(b *testing.B) {
+	const volumes = 10000
+	a, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range volumes {
+		name := fmt.Sprintf("v%d", i)
+		a.Upsert(csiPV("pv-"+name, "ns", "pvc-"+name, "csi.example.com", secretRef("ns", "driver-secret")))
+		a.Upsert(testPod("ns", "pod-"+name, benchNode(i%500), withClaim("pvc-"+name)))
+	}
+	for _, tt := range []struct {
+		name string
+		node string
+		want authorizer.Decision
+	}{
+		{"allowed", "node0", allow},
+		{"disallowed", "node-without-pods", noOpinion},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			a.Upsert(testVA("va", tt.node)) // make the node known
+			var attrs authorizer.Attributes = authorizer.AttributesRecord{
+				User: &user.DefaultInfo{Name: "system:node:" + tt.node, Groups: []string{"system:nodes"}},
+				Verb: "get", Resource: "secrets", Namespace: "ns", Name: "driver-secret", ResourceRequest: true,
+			}
+			for b.Loop() {
+				if d, _, _ := a.Authorize(context.Background(), attrs); d != tt.want {
+					b.Fatalf("got %v, want %v", d, tt.want)
+				}
+			}
+		})
+	}
+}

@@ -58,12 +58,14 @@
 // update changes only the edges that differ, so two pods sharing a secret
 // each hold their own edge and removing one pod keeps the other's.
 //
-// Vertices are numbered and kept in one slice; edge sets are slices while
-// small and maps once large. A vertex with many edges keeps a destination
-// index, counting per node the pods it reaches, so a decision about an
-// object shared by thousands of pods is one map lookup. A decision is two
-// map lookups to find the object and the node, then a walk of at most four
-// edges.
+// Vertices are numbered and kept in fixed blocks, found through a map from
+// the hash of their name (namespaces are numbered too), so that the
+// garbage collector scans no map of names; an edge is a vertex number, and
+// edge sets are slices while small and maps once large. A vertex with many
+// edges keeps a destination index, counting per node the pods it reaches,
+// so a decision about an object shared by thousands of pods is one map
+// lookup. A decision is two lookups, to find the object and the node, then
+// a walk of at most four edges, under a read lock.
 //
 // # Token audiences
 //

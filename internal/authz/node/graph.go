@@ -1,9 +1,6 @@
 package node
 
-import (
-	"hash/maphash"
-	"slices"
-)
+import "hash/maphash"
 
 // kind is the API type a vertex stands for.
 type kind uint8
@@ -43,11 +40,20 @@ func (k kind) String() string {
 	return "unknown"
 }
 
-// key names a vertex: the API object it stands for.
+// key names an API object.
 type key struct {
 	kind      kind
 	namespace string
 	name      string
+}
+
+// vkey is a key as a vertex holds it: the namespace as a number, which
+// makes the vertex 16 bytes smaller and keeps one copy of each
+// namespace's name instead of one per object.
+type vkey struct {
+	name string
+	ns   uint32
+	kind kind
 }
 
 // indexMin is the out-degree from which a vertex keeps a destination
@@ -80,7 +86,7 @@ const none = ^uint32(0)
 // into a pv or a pvc are plain: where they lead depends on pods that may
 // come later.
 type vertex struct {
-	key key
+	key vkey
 	out idSet // edges from this vertex
 	in  idSet // edges into this vertex
 	// dest counts, per node vertex, the destination edges in out that lead
@@ -95,8 +101,8 @@ type vertex struct {
 
 func (v *vertex) live() bool { return v.key.kind != kindFree }
 
-// chunkBits sizes the blocks vertices are allocated in: 1024 vertices,
-// about 120 KiB. Blocks never move, so growing the graph copies nothing
+// chunkBits sizes the blocks vertices are allocated in: 1024 vertices of
+// 104 bytes. Blocks never move, so growing the graph copies nothing
 // and a *vertex stays valid while vertices are added.
 const chunkBits = 10
 
@@ -114,6 +120,12 @@ type graph struct {
 	n      uint32   // slots in use, live or free
 	free   []uint32 // free slots
 	count  int      // live vertices
+	// Namespaces by number; number 0 is the empty namespace of
+	// cluster-scoped objects. A namespace is forgotten with its last vertex.
+	nsIDs   map[string]uint32
+	nsNames []string
+	nsRefs  []int32
+	nsFree  []uint32
 	// scratch is reused by walks that change the sets they walk.
 	scratch []uint32
 	// weakHash, set by tests, hashes every key of a kind alike, so that
@@ -122,7 +134,57 @@ type graph struct {
 }
 
 func newGraph() *graph {
-	return &graph{seed: maphash.MakeSeed(), heads: map[uint64]uint32{}}
+	return &graph{
+		seed:    maphash.MakeSeed(),
+		heads:   map[uint64]uint32{},
+		nsIDs:   map[string]uint32{"": 0},
+		nsNames: []string{""},
+		nsRefs:  []int32{1},
+	}
+}
+
+// vkeyOf converts a key for lookup; ok is false for a namespace no vertex
+// is in.
+func (g *graph) vkeyOf(k key) (vkey, bool) {
+	if k.namespace == "" {
+		return vkey{name: k.name, kind: k.kind}, true
+	}
+	ns, ok := g.nsIDs[k.namespace]
+	return vkey{name: k.name, ns: ns, kind: k.kind}, ok
+}
+
+// keyOf returns the key of vertex id.
+func (g *graph) keyOf(id uint32) key {
+	v := g.vx(id)
+	return key{kind: v.key.kind, namespace: g.nsNames[v.key.ns], name: v.key.name}
+}
+
+// intern numbers a namespace for a new vertex.
+func (g *graph) intern(namespace string) uint32 {
+	ns, ok := g.nsIDs[namespace]
+	if !ok {
+		if n := len(g.nsFree); n > 0 {
+			ns = g.nsFree[n-1]
+			g.nsFree = g.nsFree[:n-1]
+			g.nsNames[ns] = namespace
+		} else {
+			ns = uint32(len(g.nsNames))
+			g.nsNames = append(g.nsNames, namespace)
+			g.nsRefs = append(g.nsRefs, 0)
+		}
+		g.nsIDs[namespace] = ns
+	}
+	g.nsRefs[ns]++
+	return ns
+}
+
+// unintern drops a vertex's hold on its namespace.
+func (g *graph) unintern(ns uint32) {
+	if g.nsRefs[ns]--; g.nsRefs[ns] == 0 {
+		delete(g.nsIDs, g.nsNames[ns])
+		g.nsNames[ns] = ""
+		g.nsFree = append(g.nsFree, ns)
+	}
 }
 
 func (g *graph) vx(id uint32) *vertex {
@@ -132,14 +194,18 @@ func (g *graph) vx(id uint32) *vertex {
 // len is the number of vertices.
 func (g *graph) len() int { return g.count }
 
-func (g *graph) hash(k key) uint64 {
+func (g *graph) hash(k vkey) uint64 {
 	if g.weakHash {
 		return uint64(k.kind)
 	}
 	return maphash.Comparable(g.seed, k)
 }
 
-func (g *graph) lookup(k key) (uint32, bool) {
+func (g *graph) lookup(ek key) (uint32, bool) {
+	k, ok := g.vkeyOf(ek)
+	if !ok {
+		return 0, false
+	}
 	id, ok := g.heads[g.hash(k)]
 	for ok {
 		v := g.vx(id)
@@ -155,14 +221,8 @@ func (g *graph) lookup(k key) (uint32, bool) {
 // caller must give a new vertex an edge before it releases the lock, or
 // remove it; the invariant check in the tests holds it to that.
 func (g *graph) vertexFor(k key) uint32 {
-	h := g.hash(k)
-	head, chained := g.heads[h]
-	for id, ok := head, chained; ok; {
-		v := g.vx(id)
-		if v.key == k {
-			return id
-		}
-		id, ok = v.next, v.next != none
+	if id, ok := g.lookup(k); ok {
+		return id
 	}
 	var id uint32
 	if n := len(g.free); n > 0 {
@@ -175,11 +235,13 @@ func (g *graph) vertexFor(k key) uint32 {
 		id = g.n
 		g.n++
 	}
+	vk := vkey{name: k.name, ns: g.intern(k.namespace), kind: k.kind}
+	h := g.hash(vk)
 	next := none
-	if chained {
+	if head, ok := g.heads[h]; ok {
 		next = head
 	}
-	*g.vx(id) = vertex{key: k, next: next}
+	*g.vx(id) = vertex{key: vk, next: next}
 	g.heads[h] = id
 	g.count++
 	return id
@@ -204,233 +266,4 @@ func (g *graph) unname(id uint32) {
 			return
 		}
 	}
-}
-
-// destination returns the node an edge into vertex t leads to, if the
-// edge is a destination edge.
-func (g *graph) destination(t uint32) (uint32, bool) {
-	switch v := g.vx(t); v.key.kind {
-	case kindNode:
-		return t, true
-	case kindPod:
-		return g.only(t)
-	}
-	return 0, false
-}
-
-// only returns the target of a vertex's only edge: the node of a pod,
-// volume attachment, resource slice or pod certificate request, the pvc of
-// a pv.
-func (g *graph) only(id uint32) (uint32, bool) {
-	v := g.vx(id)
-	if v.out.large == nil && len(v.out.small) == 1 {
-		return v.out.small[0], true
-	}
-	return 0, false
-}
-
-func (g *graph) addEdge(from, to uint32) {
-	f := g.vx(from)
-	if !f.out.add(to) {
-		return
-	}
-	g.vx(to).in.add(from)
-	d, ok := g.destination(to)
-	switch {
-	case !ok:
-		f.plain++
-	case f.dest != nil:
-		f.dest[d]++
-	}
-	if f.dest == nil && f.out.len() >= indexMin {
-		g.buildIndex(from)
-	}
-}
-
-func (g *graph) removeEdge(from, to uint32) {
-	f := g.vx(from)
-	if !f.out.remove(to) {
-		return
-	}
-	g.vx(to).in.remove(from)
-	d, ok := g.destination(to)
-	switch {
-	case !ok:
-		f.plain--
-	case f.dest != nil:
-		if f.dest[d]--; f.dest[d] <= 0 {
-			delete(f.dest, d)
-		}
-	}
-	if f.dest != nil && f.out.len() < indexMin/2 {
-		f.dest = nil
-	}
-}
-
-func (g *graph) buildIndex(id uint32) {
-	dest := map[uint32]int32{}
-	g.vx(id).out.each(func(t uint32) bool {
-		if d, ok := g.destination(t); ok {
-			dest[d]++
-		}
-		return true
-	})
-	g.vx(id).dest = dest
-}
-
-func (g *graph) orphan(id uint32) bool {
-	v := g.vx(id)
-	return v.live() && v.out.len() == 0 && v.in.len() == 0
-}
-
-// removeVertex removes a vertex, its edges, and the neighbours left
-// without edges. Edges into the vertex go first: while they are removed,
-// a pod must still know its node to keep its neighbours' indexes right.
-func (g *graph) removeVertex(id uint32) {
-	if !g.vx(id).live() {
-		return
-	}
-	start := len(g.scratch)
-	g.scratch = g.vx(id).in.appendTo(g.scratch)
-	mid := len(g.scratch)
-	g.scratch = g.vx(id).out.appendTo(g.scratch)
-	for _, s := range g.scratch[start:mid] {
-		g.removeEdge(s, id)
-	}
-	for _, t := range g.scratch[mid:] {
-		g.removeEdge(id, t)
-	}
-	g.release(id)
-	for _, n := range g.scratch[start:] {
-		if g.orphan(n) {
-			g.release(n)
-		}
-	}
-	g.scratch = g.scratch[:start]
-}
-
-// removeEdgeAndOrphan removes an edge and whichever end it left alone.
-func (g *graph) removeEdgeAndOrphan(from, to uint32) {
-	g.removeEdge(from, to)
-	if g.orphan(from) {
-		g.release(from)
-	}
-	if g.orphan(to) {
-		g.release(to)
-	}
-}
-
-func (g *graph) release(id uint32) {
-	g.unname(id)
-	*g.vx(id) = vertex{key: key{kind: kindFree}, next: none}
-	g.free = append(g.free, id)
-	g.count--
-}
-
-// setOut makes to the only target of from's edges, releasing the old
-// target if it is left alone. It serves the vertices with one edge: pods,
-// volume attachments, resource slices, pod certificate requests, and pvs.
-func (g *graph) setOut(from, to uint32) {
-	if t, ok := g.only(from); ok && t == to {
-		return
-	}
-	start := len(g.scratch)
-	g.scratch = g.vx(from).out.appendTo(g.scratch)
-	for _, t := range g.scratch[start:] {
-		if t != to {
-			g.removeEdge(from, t)
-			if g.orphan(t) {
-				g.release(t)
-			}
-		}
-	}
-	g.scratch = g.scratch[:start]
-	g.addEdge(from, to)
-}
-
-// setIn makes want (sorted, without duplicates) the vertices with an edge
-// into id: it adds the missing edges and removes the others, releasing
-// sources left alone. Changing only the difference keeps a pod update
-// that changes nothing (a status update) from touching shared vertices.
-func (g *graph) setIn(id uint32, want []uint32) {
-	start := len(g.scratch)
-	g.scratch = g.vx(id).in.appendTo(g.scratch)
-	have := g.scratch[start:]
-	slices.Sort(have)
-	i, j := 0, 0
-	for i < len(have) || j < len(want) {
-		switch {
-		case j == len(want) || (i < len(have) && have[i] < want[j]):
-			g.removeEdge(have[i], id)
-			if g.orphan(have[i]) {
-				g.release(have[i])
-			}
-			i++
-		case i == len(have) || want[j] < have[i]:
-			g.addEdge(want[j], id)
-			j++
-		default:
-			i++
-			j++
-		}
-	}
-	g.scratch = g.scratch[:start]
-}
-
-// reaches reports whether a path leads from vertex s to node vertex n.
-func (g *graph) reaches(s, n uint32, depth int) bool {
-	if s == n {
-		return true
-	}
-	v := g.vx(s)
-	if v.dest != nil {
-		if v.dest[n] > 0 {
-			return true
-		}
-		if v.plain == 0 {
-			return false
-		}
-	}
-	if depth >= maxDepth {
-		return false
-	}
-	if v.out.large == nil {
-		for _, t := range v.out.small {
-			if g.step(t, n, depth) {
-				return true
-			}
-		}
-		return false
-	}
-	for t := range v.out.large {
-		if g.step(t, n, depth) {
-			return true
-		}
-	}
-	return false
-}
-
-// step reports whether the edge into t leads to node n.
-func (g *graph) step(t, n uint32, depth int) bool {
-	switch g.vx(t).key.kind {
-	case kindNode:
-		return t == n
-	case kindPod:
-		d, ok := g.only(t)
-		return ok && d == n
-	}
-	return g.reaches(t, n, depth+1)
-}
-
-// related reports whether the object named k is connected to the node.
-func (g *graph) related(nodeName string, k key) bool {
-	n, ok := g.lookup(key{kind: kindNode, name: nodeName})
-	if !ok {
-		return false
-	}
-	s, ok := g.lookup(k)
-	if !ok {
-		return false
-	}
-	return g.reaches(s, n, 0)
 }

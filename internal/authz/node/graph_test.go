@@ -1,7 +1,9 @@
 package node
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -344,4 +346,37 @@ func TestIDSet(t *testing.T) {
 	if s.len() != 0 || s.small != nil {
 		t.Fatalf("empty set: %+v", s)
 	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	// Run with -race: writers change the graph while readers decide.
+	a := newTestAuthorizer(t, Options{})
+	done := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 2 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			attrs := req(node1, "get", "", "secrets", "", "ns", "s3")
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				a.Authorize(context.Background(), attrs)
+				a.AudienceAllowed("n1", "ns", "sa", "aud", nil)
+			}
+		}()
+	}
+	for i := range 500 {
+		p := testPod("ns", fmt.Sprintf("p%d", i%20), fmt.Sprintf("n%d", i%3), withSecretVolume(fmt.Sprintf("s%d", i%7)), withSA("sa"))
+		if i%5 == 0 {
+			a.Delete(p)
+		} else {
+			a.Upsert(p)
+		}
+	}
+	close(done)
+	readers.Wait()
 }

@@ -49,8 +49,8 @@ func edgeAllowed(from, to kind) bool {
 func (g *graph) keys() map[key]uint32 {
 	m := map[key]uint32{}
 	for id := range g.n {
-		if v := g.vx(id); v.live() {
-			m[v.key] = id
+		if g.vx(id).live() {
+			m[g.keyOf(id)] = id
 		}
 	}
 	return m
@@ -71,7 +71,7 @@ func (g *graph) check() error {
 			continue
 		}
 		live++
-		if got, ok := g.lookup(v.key); !ok || got != id {
+		if got, ok := g.lookup(g.keyOf(id)); !ok || got != id {
 			fail("vertex %d %v: lookup finds %d, %v", id, v.key, got, ok)
 		}
 		if v.out.len() == 0 && v.in.len() == 0 {
@@ -147,6 +147,24 @@ func (g *graph) check() error {
 	}
 	if chained != live {
 		fail("%d vertices chained, %d live", chained, live)
+	}
+	refs := make([]int32, len(g.nsRefs))
+	refs[0] = 1
+	for id := range g.n {
+		if v := g.vx(id); v.live() {
+			refs[v.key.ns]++
+		}
+	}
+	for ns, want := range refs {
+		if g.nsRefs[ns] != want {
+			fail("namespace %d %q: %d refs, counted %d", ns, g.nsNames[ns], g.nsRefs[ns], want)
+		}
+		if want > 0 && g.nsIDs[g.nsNames[ns]] != uint32(ns) {
+			fail("namespace %d %q not found by name", ns, g.nsNames[ns])
+		}
+	}
+	if len(g.nsIDs) != len(g.nsNames)-len(g.nsFree) {
+		fail("%d namespaces named, %d numbered, %d free", len(g.nsIDs), len(g.nsNames), len(g.nsFree))
 	}
 	freed := map[uint32]bool{}
 	for _, id := range g.free {

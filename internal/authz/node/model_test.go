@@ -149,6 +149,8 @@ func randomPV(s *byteSource) *corev1.PersistentVolume {
 	}})
 }
 
+const bulkVolumes = 64
+
 // step applies one operation chosen by s to the authorizer and the model.
 func step(a *Authorizer, m *model, s *byteSource) string {
 	node := func() string {
@@ -157,7 +159,23 @@ func step(a *Authorizer, m *model, s *byteSource) string {
 		}
 		return ""
 	}
-	switch s.pick(8) {
+	switch s.pick(9) {
+	case 8:
+		// Many volumes naming one node secret: the secret's plain edges
+		// outnumber a node's pods, so decisions walk back from the node.
+		remove := s.pick(3) == 0
+		for i := range bulkVolumes {
+			name := fmt.Sprintf("bulk%d", i)
+			if remove {
+				a.Delete(testPV(name, "", "", corev1.PersistentVolumeSource{}))
+				delete(m.pvs, name)
+				continue
+			}
+			pv := csiPV(name, "a", modelNames[s.pick(len(modelNames))], "d", secretRef("a", "x"))
+			a.Upsert(pv)
+			m.pvs[name] = pv
+		}
+		return fmt.Sprintf("bulk volumes, remove %v", remove)
 	case 0, 1, 2:
 		p := randomPod(s)
 		a.Upsert(p)

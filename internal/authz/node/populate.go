@@ -63,8 +63,10 @@ func (a *Authorizer) Delete(obj runtime.Object) {
 // upsertPod gives a pod bound to a node the edges pod -> node and
 // object -> pod for every object it uses. An unbound pod has no edges (a
 // pod that loses its node, which the API forbids, loses them). A pod bound
-// to another node than before, or a new pod under an old name, is taken
-// out and put back, so that no edge keeps pointing at the old node.
+// to another node than before is taken out and put back, so that no edge
+// or index keeps pointing at the old node; on the same node, only the
+// edges that differ change, whether the pod is the same or a new one under
+// the old name.
 func (a *Authorizer) upsertPod(pod *corev1.Pod) {
 	start := time.Now()
 	a.mu.Lock()

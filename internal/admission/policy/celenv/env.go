@@ -1,0 +1,126 @@
+package celenv
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"k8s.io/apimachinery/pkg/util/version"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/cel/library"
+)
+
+// Decls selects the optional variables an expression may use.
+type Decls struct {
+	// Params declares params (the policy has a paramKind).
+	Params bool
+	// Authorizer declares authorizer and authorizer.requestResource.
+	Authorizer bool
+}
+
+// index numbers the four combinations.
+func (d Decls) index() int {
+	i := 0
+	if d.Params {
+		i |= 1
+	}
+	if d.Authorizer {
+		i |= 2
+	}
+	return i
+}
+
+// BaseEnvSet is the Kubernetes CEL base environment at kube-apiserver's
+// default compatibility version: new expressions may use what the previous
+// minor release knows, stored expressions everything this release knows.
+func BaseEnvSet() *environment.EnvSet { return baseEnvSet() }
+
+var baseEnvSet = sync.OnceValue(func() *environment.EnvSet {
+	return environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+})
+
+// admissionEnvSets holds the base environment with the admission
+// variables, one per Decls. Built once: extending an environment costs
+// milliseconds.
+var admissionEnvSets [4]struct {
+	once sync.Once
+	set  *environment.EnvSet
+	err  error
+}
+
+func admissionEnvSet(d Decls) (*environment.EnvSet, error) {
+	e := &admissionEnvSets[d.index()]
+	e.once.Do(func() {
+		e.set, e.err = extendWithAdmissionVars(baseEnvSet(), d)
+	})
+	return e.set, e.err
+}
+
+// introducedAlways marks options every compatibility version has.
+var introducedAlways = version.MajorMinor(1, 0)
+
+func extendWithAdmissionVars(base *environment.EnvSet, d Decls) (*environment.EnvSet, error) {
+	request, namespace := RequestType(), NamespaceType()
+	opts := []cel.EnvOption{
+		cel.Variable(ObjectVar, cel.DynType),
+		cel.Variable(OldObjectVar, cel.DynType),
+		cel.Variable(NamespaceVar, namespace.CelType()),
+		cel.Variable(RequestVar, request.CelType()),
+	}
+	if d.Params {
+		opts = append(opts, cel.Variable(ParamsVar, cel.DynType))
+	}
+	if d.Authorizer {
+		opts = append(opts,
+			cel.Variable(AuthorizerVar, library.AuthorizerType),
+			cel.Variable(RequestResourceAuthorizerVar, library.ResourceCheckType))
+	}
+	set, err := base.Extend(environment.VersionedOptions{
+		IntroducedVersion: introducedAlways,
+		EnvOptions:        opts,
+		DeclTypes:         []*apiservercel.DeclType{namespace, request},
+	}, environment.StrictCostOpt)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
+	}
+	return set, nil
+}
+
+// extendWithVariables declares variables with the given object type, whose
+// fields the Compiler adds as it compiles the policy's variables.
+func extendWithVariables(set *environment.EnvSet, vars *apiservercel.DeclType) (*environment.EnvSet, error) {
+	out, err := set.Extend(environment.VersionedOptions{
+		IntroducedVersion: introducedAlways,
+		EnvOptions:        []cel.EnvOption{cel.Variable(VariablesVar, vars.CelType())},
+		DeclTypes:         []*apiservercel.DeclType{vars},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
+	}
+	return out, nil
+}
+
+// emptyVariables is the variables type of policies without variables; it
+// never gains a field.
+var emptyVariables = apiservercel.NewObjectType(variablesTypeName, map[string]*apiservercel.DeclField{})
+
+// emptyVariableEnvSets serve policies without variables, which can share
+// one variables type that never gains a field.
+var emptyVariableEnvSets [4]struct {
+	once sync.Once
+	set  *environment.EnvSet
+	err  error
+}
+
+func sharedEnvSet(d Decls) (*environment.EnvSet, error) {
+	e := &emptyVariableEnvSets[d.index()]
+	e.once.Do(func() {
+		var set *environment.EnvSet
+		set, e.err = admissionEnvSet(d)
+		if e.err == nil {
+			e.set, e.err = extendWithVariables(set, emptyVariables)
+		}
+	})
+	return e.set, e.err
+}

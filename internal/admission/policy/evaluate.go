@@ -1,0 +1,221 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+
+	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+)
+
+func (p *compiledPolicy) errorAction() action {
+	if p.failurePolicy == admissionregistrationv1.Ignore {
+		return actionAdmit
+	}
+	return actionDeny
+}
+
+func (p *compiledPolicy) errorResult(msg string) result {
+	return result{decisions: []decision{{action: p.errorAction(), evaluation: evalError, message: msg}}}
+}
+
+// evaluate runs the policy for one binding and param, as kube-apiserver's
+// validator does. in holds the values the policy reads, namespaceObject
+// as validations see it; audit annotations see fullNamespace.
+func (p *compiledPolicy) evaluate(ctx context.Context, in celenv.Input, fullNamespace ref.Val, log *slog.Logger) result {
+	if len(p.matchConditions) > 0 {
+		mc := in
+		mc.Namespace = nil // kube-apiserver gives match conditions no namespaceObject
+		act := p.compiler.NewActivation(ctx, mc)
+		matches, err := p.matchConditionsHold(act)
+		if err != nil {
+			return p.errorResult(err.Error())
+		}
+		if !matches {
+			return result{}
+		}
+	}
+
+	act := p.compiler.NewActivation(ctx, in)
+	// Messages and audit annotations may not use the authorizer.
+	noAuthz := in
+	noAuthz.Authorizer, noAuthz.RequestResourceAuthorizer = nil, nil
+	evals := make([]celenv.Result, len(p.validations))
+	budget := int64(celconfig.RuntimeCELCostBudget)
+	var err error
+	for i := range p.validations {
+		if evals[i], budget, err = act.Eval(p.validations[i].expr, budget); err != nil {
+			return p.errorResult(err.Error())
+		}
+	}
+	// Messages are evaluated for every validation, passed or not, on what
+	// the validations left of the budget.
+	var msgs []celenv.Result
+	var msgErr error
+	if p.hasMessageExpressions {
+		msgAct := p.compiler.NewActivation(ctx, noAuthz)
+		msgs = make([]celenv.Result, len(p.validations))
+		for i := range p.validations {
+			if msgs[i], budget, msgErr = msgAct.Eval(p.validations[i].messageExpr, budget); msgErr != nil {
+				msgs = nil
+				break
+			}
+		}
+	}
+
+	var res result
+	res.decisions = make([]decision, len(p.validations))
+	for i := range p.validations {
+		res.decisions[i] = p.decide(&p.validations[i], &evals[i], msgs, i, msgErr, log)
+	}
+
+	if len(p.auditAnnotations) == 0 {
+		return res
+	}
+	annIn := noAuthz
+	annIn.Namespace = fullNamespace
+	annAct := p.compiler.NewActivation(ctx, annIn)
+	anns := make([]celenv.Result, len(p.auditAnnotations))
+	budget = celconfig.RuntimeCELCostBudget
+	for i := range p.auditAnnotations {
+		if anns[i], budget, err = annAct.Eval(p.auditAnnotations[i].value, budget); err != nil {
+			return p.errorResult(err.Error())
+		}
+	}
+	res.annotations = make([]annotationResult, len(p.auditAnnotations))
+	for i := range p.auditAnnotations {
+		res.annotations[i] = p.annotate(&p.auditAnnotations[i], &anns[i])
+	}
+	return res
+}
+
+// matchConditionsHold evaluates the match conditions: one false skips the
+// policy, errors without a false fail by the failure policy.
+func (p *compiledPolicy) matchConditionsHold(act *celenv.Activation) (bool, error) {
+	fail, ignore := p.failurePolicy == admissionregistrationv1.Fail, p.failurePolicy == admissionregistrationv1.Ignore
+	evals := make([]celenv.Result, len(p.matchConditions))
+	budget := int64(celconfig.RuntimeCELCostBudgetMatchConditions)
+	var err error
+	for i := range p.matchConditions {
+		if evals[i], budget, err = act.Eval(p.matchConditions[i].expr, budget); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		switch {
+		case fail:
+			return false, err
+		case ignore:
+			return false, nil
+		}
+		// kube-apiserver goes on with no results for any other policy.
+		evals = nil
+	}
+	var errs []error
+	for i := range evals {
+		if evals[i].Err != nil {
+			errs = append(errs, evals[i].Err)
+		}
+		if evals[i].Val == types.False {
+			return false, nil
+		}
+	}
+	if len(errs) > 0 {
+		switch {
+		case fail:
+			return false, utilerrors.NewAggregate(errs)
+		case ignore:
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// decide turns one validation's evaluation into a decision.
+func (p *compiledPolicy) decide(v *validation, ev *celenv.Result, msgs []celenv.Result, i int, msgErr error, log *slog.Logger) decision {
+	d := decision{elapsed: ev.Elapsed}
+	switch {
+	case ev.Err != nil:
+		d.action, d.evaluation, d.message = p.errorAction(), evalError, ev.Err.Error()
+	case errors.Is(msgErr, apiservercel.ErrInternal) || errors.Is(msgErr, apiservercel.ErrOutOfBudget):
+		// A message set that ran out of budget fails every validation.
+		d.action, d.evaluation, d.message = p.errorAction(), evalError, fmt.Sprintf("failed messageExpression: %s", msgErr)
+	case ev.Val != types.True:
+		d.action, d.evaluation = actionDeny, evalDeny
+		d.reason = metav1.StatusReasonInvalid
+		if v.reason != nil {
+			d.reason = *v.reason
+		}
+		d.message = failureMessage(v, msgs, i, log)
+	default:
+		d.action, d.evaluation = actionAdmit, evalAdmit
+	}
+	return d
+}
+
+// failureMessage is the messageExpression's result when it is a usable
+// string, else the message, else "failed expression: <expression>".
+func failureMessage(v *validation, msgs []celenv.Result, i int, log *slog.Logger) string {
+	var message string
+	if i < len(msgs) {
+		m := &msgs[i]
+		if m.Err != nil {
+			log.Debug("error while evaluating messageExpression", "err", m.Err)
+		} else if m.Val != nil {
+			if s, ok := m.Val.Value().(string); ok {
+				message = strings.TrimSpace(s)
+				switch {
+				case len(message) > celconfig.MaxEvaluatedMessageExpressionSizeBytes:
+					log.Debug("excessively long message denied", "message", message)
+					message = ""
+				case strings.Contains(message, "\n"):
+					log.Debug("multi-line message denied", "message", message)
+					message = ""
+				}
+			}
+		}
+	}
+	if message == "" && v.message != "" {
+		message = strings.TrimSpace(v.message)
+	}
+	if message == "" {
+		message = fmt.Sprintf("failed expression: %v", strings.TrimSpace(v.expr.Source))
+	}
+	return message
+}
+
+// annotate turns one audit annotation's evaluation into its result.
+func (p *compiledPolicy) annotate(a *auditAnnotation, ev *celenv.Result) annotationResult {
+	r := annotationResult{key: a.key, elapsed: ev.Elapsed}
+	if ev.Err != nil {
+		r.action, r.err = annotationError, ev.Err.Error()
+		if p.failurePolicy == admissionregistrationv1.Ignore {
+			r.action = annotationExclude
+		}
+		return r
+	}
+	if ev.Val == nil {
+		return r
+	}
+	switch ev.Val.Type() {
+	case types.StringType:
+		if v := strings.TrimSpace(ev.Val.Value().(string)); v != "" {
+			r.action, r.value = annotationPublish, v
+		}
+	case types.NullType:
+	default:
+		r.action = annotationError
+		r.err = fmt.Sprintf("valueExpression '%v' resulted in unsupported return type: %v. Return type must be either string or null.", a.value.Source, ev.Val.Type())
+	}
+	return r
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package policy
+
+// raceEnabled skips timing tests under the race detector.
+const raceEnabled = false
