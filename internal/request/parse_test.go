@@ -26,7 +26,7 @@ func TestParse(t *testing.T) {
 		{"PUT", "/api/v1/namespaces/ns1/finalize", Info{IsResourceRequest: true, Path: "/api/v1/namespaces/ns1/finalize", Verb: "update", APIPrefix: "api", APIVersion: "v1", Namespace: "ns1", Resource: "namespaces", Name: "ns1", Subresource: "finalize"}},
 		{"DELETE", "/apis/apps/v1/namespaces/x/deployments", Info{IsResourceRequest: true, Path: "/apis/apps/v1/namespaces/x/deployments", Verb: "deletecollection", APIPrefix: "apis", APIGroup: "apps", APIVersion: "v1", Namespace: "x", Resource: "deployments"}},
 		{"POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", Info{IsResourceRequest: true, Path: "/apis/rbac.authorization.k8s.io/v1/clusterroles", Verb: "create", APIPrefix: "apis", APIGroup: "rbac.authorization.k8s.io", APIVersion: "v1", Resource: "clusterroles"}},
-		{"GET", "/api/v1/watch/namespaces/a/configmaps/b", Info{IsResourceRequest: true, Path: "/api/v1/watch/namespaces/a/configmaps/b", Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "a", Resource: "configmaps", Name: "b", FieldSelector: "metadata.name=b"}},
+		{"GET", "/api/v1/watch/namespaces/a/configmaps/b", Info{IsResourceRequest: true, Path: "/api/v1/watch/namespaces/a/configmaps/b", Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "a", Resource: "configmaps", Name: "b"}},
 		{"GET", "/api/v1/namespaces/a/configmaps?fieldSelector=metadata.name%3Db", Info{IsResourceRequest: true, Path: "/api/v1/namespaces/a/configmaps", Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "a", Resource: "configmaps", Name: "b", FieldSelector: "metadata.name=b"}},
 	}
 	for _, tt := range tests {
