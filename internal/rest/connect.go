@@ -147,3 +147,23 @@ func (h *Handler) List(ctx context.Context, gvr schema.GroupVersionResource, ns 
 	}
 	return meta.ExtractList(list)
 }
+
+// ApplyStatus replaces the status of the stored object named by obj with
+// obj's status, guarded by obj's resourceVersion when it has one.
+func (h *Handler) ApplyStatus(ctx context.Context, obj runtime.Object, manager string) (runtime.Object, error) {
+	gvks, _, err := h.c.scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := h.reg.ForKind(gvks[0])
+	if !ok || !res.Status {
+		return nil, fmt.Errorf("no status subresource serves %s", gvks[0])
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	out, _, err := h.updateObject(ctx, target{res: res, ns: m.GetNamespace(), name: m.GetName(), sub: "status"},
+		func(runtime.Object) (runtime.Object, error) { return obj, nil }, writeOptions{FieldManager: manager}, nil, false)
+	return out, err
+}

@@ -162,6 +162,11 @@ func (h *Handler) attributes(ctx context.Context, res *registry.Resource, sub st
 	if m, err := meta.Accessor(src); err == nil {
 		a.Name, a.Namespace = m.GetName(), m.GetNamespace()
 	}
+	// Requests on namespaces/<name> are in that namespace, as kube-apiserver
+	// derives it from the path.
+	if res.GVR.Group == "" && res.GVR.Resource == "namespaces" && op != admission.Create {
+		a.Namespace = a.Name
+	}
 	if st := request.StateFrom(ctx); st != nil {
 		a.UserInfo = st.User
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"time"
 
 	"context"
@@ -21,6 +22,8 @@ import (
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/lifecycle"
 	"github.com/portcullis/portcullis/internal/admission/noderestriction"
+	"github.com/portcullis/portcullis/internal/admission/policy"
+	"github.com/portcullis/portcullis/internal/admission/policy/matching"
 	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/authz"
@@ -112,17 +115,28 @@ func newAPI(d apiDeps) (*api, error) {
 	}
 	a.background = append(a.background, authentication.run)
 	tokens := authentication.tokens
-	chain, enabled, err := admission.Build(admissionPlugins(pluginDeps{
+	feeds := &policyFeeds{reg: reg, store: d.store, log: d.log, rest: func() *rest.Handler { return restHandler },
+		decode: func(res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
+			return restHandler.DecodeStored(res, kv)
+		}}
+	deps := pluginDeps{
 		namespaces: func(ctx context.Context, name string) (*corev1.Namespace, error) {
 			return restHandler.GetNamespace(ctx, name)
 		},
 		objects:    objectGetter{rest: &restHandler},
 		authorizer: chainAuthz,
-	}), admission.Options{Enable: d.config.EnableAdmissionPlugins, Disable: d.config.DisableAdmissionPlugins, ConfigFile: d.config.AdmissionControlConfigFile})
+		params:     paramSource{rest: &restHandler},
+		metrics:    metricsRegistry.Prometheus(),
+		log:        d.log,
+		feeds:      feeds,
+	}
+	chain, enabled, err := admission.Build(admissionPlugins(deps), admission.Options{Enable: d.config.EnableAdmissionPlugins, Disable: d.config.DisableAdmissionPlugins, ConfigFile: d.config.AdmissionControlConfigFile})
 	if err != nil {
 		return nil, err
 	}
 	sa.admission = chain
+	a.background = append(a.background, feeds.run...)
+	validateCreate, validateUpdate := validateWithExpressions(validation.Create, validation.Update)
 	if authorization.rbac != nil {
 		chain.Validators = append(chain.Validators, rbac.NewEscalationCheck(authorization.rbac, chainAuthz))
 	}
@@ -136,8 +150,8 @@ func newAPI(d apiDeps) (*api, error) {
 		Stopping:  a.stopping,
 		// Validation assumes defaulted objects; the REST layer defaults first.
 		Default:        defaults.Apply,
-		ValidateCreate: validation.Create,
-		ValidateUpdate: validation.Update,
+		ValidateCreate: validateCreate,
+		ValidateUpdate: validateUpdate,
 		Connectors: map[rest.ConnectorKey]rest.ConnectorFunc{
 			{Resource: schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, Subresource: "token"}: sa.tokenRequest,
 		},
@@ -304,6 +318,10 @@ type pluginDeps struct {
 	namespaces lifecycle.Namespaces
 	objects    objectGetter
 	authorizer authz.Authorizer
+	params     paramSource
+	metrics    prometheus.Registerer
+	log        *slog.Logger
+	feeds      *policyFeeds
 }
 
 // admissionPlugins are the plugins portcullis has, in kube-apiserver's order.
@@ -312,6 +330,13 @@ func admissionPlugins(d pluginDeps) []admission.Plugin {
 		{Name: lifecycle.Name, DefaultEnabled: true, New: func([]byte) (any, error) { return lifecycle.New(d.namespaces), nil }},
 		{Name: noderestriction.Name, New: func([]byte) (any, error) {
 			return noderestriction.New(d.objects, noderestriction.Options{Authorizer: d.authorizer})
+		}},
+		{Name: policy.PluginName, DefaultEnabled: true, New: func([]byte) (any, error) {
+			ready := make(chan struct{})
+			p := policy.New(policy.Options{Namespaces: matching.NamespaceGetter(d.namespaces), Params: d.params, Authorizer: d.authorizer,
+				Metrics: d.metrics, Ready: ready, Log: d.log})
+			d.feeds.validating(func() *policy.Plugin { return p }, ready)
+			return p, nil
 		}},
 	}
 }

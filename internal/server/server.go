@@ -79,6 +79,15 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	// The server's own writes are made as kube-apiserver's loopback user.
 	ctx = request.WithState(ctx, &request.State{User: &user.DefaultInfo{Name: user.APIServerUser, Groups: []string{user.SystemPrivilegedGroup}}})
 	bgCtx = request.WithState(bgCtx, request.StateFrom(ctx))
+	// Informers and controllers start first: admission plugins wait for
+	// their policies before admitting even the bootstrap writes.
+	for _, run := range append(app.background, func(ctx context.Context) { app.rest.RunNamespaceController(ctx, log) }) {
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			run(bgCtx)
+		}()
+	}
 	if err := app.rest.Bootstrap(ctx); err != nil {
 		ln.Close()
 		return err
@@ -88,13 +97,6 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 			ln.Close()
 			return fmt.Errorf("bootstrap RBAC policy: %w", err)
 		}
-	}
-	for _, run := range append(app.background, func(ctx context.Context) { app.rest.RunNamespaceController(ctx, log) }) {
-		bg.Add(1)
-		go func() {
-			defer bg.Done()
-			run(bgCtx)
-		}()
 	}
 
 	url := "https://" + net.JoinHostPort(urlHost(cfg.BindAddress), strconv.Itoa(addr.Port))
