@@ -1,7 +1,10 @@
 package server
 
 import (
+	"time"
+
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"net/http"
 
@@ -44,11 +47,46 @@ func withRequestState(next http.Handler) http.Handler {
 	})
 }
 
+// authnMetrics are kube-apiserver's authentication counters.
+type authnMetrics struct {
+	attempts *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newAuthnMetrics(reg prometheus.Registerer) (*authnMetrics, error) {
+	m := &authnMetrics{
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "authentication_attempts",
+			Help: "[ALPHA] Counter of authenticated attempts."}, []string{"result"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "authentication_duration_seconds",
+			Help: "[ALPHA] Authentication duration in seconds broken out by result.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 15)}, []string{"result"}),
+	}
+	for _, c := range []prometheus.Collector{m.attempts, m.duration} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *authnMetrics) record(ok bool, err error, start time.Time) {
+	result := "success"
+	switch {
+	case err != nil:
+		result = "error"
+	case !ok:
+		result = "failure"
+	}
+	m.attempts.WithLabelValues(result).Inc()
+	m.duration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+}
+
 // withAuthentication sets the request's user or answers 401.
-func withAuthentication(next http.Handler, a authn.Authenticator, rs *rest.Responder, log *slog.Logger) http.Handler {
+func withAuthentication(next http.Handler, a authn.Authenticator, m *authnMetrics, rs *rest.Responder, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := request.StateFrom(r.Context())
+		start := time.Now()
 		u, ok, err := a.AuthenticateRequest(r)
+		m.record(ok, err, start)
 		if err != nil {
 			log.Debug("authentication failed", "err", err)
 		}

@@ -244,7 +244,11 @@ func newAPI(d apiDeps) (*api, error) {
 		h = audit.Middleware(h, logger, policy)
 	}
 	h = metricsRegistry.Middleware(h)
-	h = withAuthentication(h, authentication.request, rs, d.log)
+	am, err := newAuthnMetrics(metricsRegistry.Prometheus())
+	if err != nil {
+		return nil, err
+	}
+	h = withAuthentication(h, authentication.request, am, rs, d.log)
 	h = withRequestState(h)
 	h = withRecovery(h, rs, d.log)
 	a.handler = h
