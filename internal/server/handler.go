@@ -21,9 +21,11 @@ import (
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/lifecycle"
+	"github.com/portcullis/portcullis/internal/admission/mutating"
 	"github.com/portcullis/portcullis/internal/admission/noderestriction"
 	"github.com/portcullis/portcullis/internal/admission/policy"
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+	"github.com/portcullis/portcullis/internal/admission/webhook"
 	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/authz"
@@ -129,11 +131,15 @@ func newAPI(d apiDeps) (*api, error) {
 		metrics:    metricsRegistry.Prometheus(),
 		log:        d.log,
 		feeds:      feeds,
+		scheme:     scheme,
+		services:   serviceResolver{rest: func() *rest.Handler { return restHandler }},
 	}
 	chain, enabled, err := admission.Build(admissionPlugins(deps), admission.Options{Enable: d.config.EnableAdmissionPlugins, Disable: d.config.DisableAdmissionPlugins, ConfigFile: d.config.AdmissionControlConfigFile})
 	if err != nil {
 		return nil, err
 	}
+	// Mutating plugins run with reinvocation, as one stage.
+	chain.Mutators = []admission.Mutator{reinvoking(chain.Mutators)}
 	sa.admission = chain
 	a.background = append(a.background, feeds.run...)
 	validateCreate, validateUpdate := validateWithExpressions(validation.Create, validation.Update)
@@ -326,6 +332,13 @@ type pluginDeps struct {
 	metrics    prometheus.Registerer
 	log        *slog.Logger
 	feeds      *policyFeeds
+	scheme     *runtime.Scheme
+	services   webhook.ServiceResolver
+}
+
+func (d pluginDeps) webhookOptions(c webhookAdmissionConfig) webhook.Options {
+	return webhook.Options{Namespaces: matching.NamespaceGetter(d.namespaces), Authorizer: d.authorizer, Services: d.services,
+		KubeconfigFile: c.KubeConfigFile, Metrics: d.metrics, Scheme: d.scheme, Log: d.log}
 }
 
 // admissionPlugins are the plugins portcullis has, in kube-apiserver's order.
@@ -335,12 +348,46 @@ func admissionPlugins(d pluginDeps) []admission.Plugin {
 		{Name: noderestriction.Name, New: func([]byte) (any, error) {
 			return noderestriction.New(d.objects, noderestriction.Options{Authorizer: d.authorizer})
 		}},
+		{Name: "MutatingAdmissionPolicy", DefaultEnabled: true, New: func([]byte) (any, error) {
+			ready := make(chan struct{})
+			p, err := mutating.New(mutating.Options{Scheme: d.scheme, Namespaces: matching.NamespaceGetter(d.namespaces), Params: d.params,
+				Authorizer: d.authorizer, Metrics: d.metrics, Ready: ready, Log: d.log})
+			if err != nil {
+				return nil, err
+			}
+			d.feeds.follow(p, ready, mapResource, mapbResource)
+			return p, nil
+		}},
+		{Name: "MutatingAdmissionWebhook", DefaultEnabled: true, New: func(cfg []byte) (any, error) {
+			c, err := parseWebhookConfig(cfg)
+			if err != nil {
+				return nil, err
+			}
+			m, err := webhook.NewMutating(d.webhookOptions(c))
+			if err != nil {
+				return nil, err
+			}
+			d.feeds.follow(webhookFeed(nil, m), nil, mwcResource)
+			return m, nil
+		}},
 		{Name: policy.PluginName, DefaultEnabled: true, New: func([]byte) (any, error) {
 			ready := make(chan struct{})
 			p := policy.New(policy.Options{Namespaces: matching.NamespaceGetter(d.namespaces), Params: d.params, Authorizer: d.authorizer,
 				Metrics: d.metrics, Ready: ready, Log: d.log})
 			d.feeds.validating(func() *policy.Plugin { return p }, ready)
 			return p, nil
+		}},
+		{Name: "ValidatingAdmissionWebhook", DefaultEnabled: true, New: func(cfg []byte) (any, error) {
+			c, err := parseWebhookConfig(cfg)
+			if err != nil {
+				return nil, err
+			}
+			v, err := webhook.NewValidating(d.webhookOptions(c))
+			if err != nil {
+				return nil, err
+			}
+			d.feeds.follow(webhookFeed(v, nil), nil, vwcResource)
+			return v, nil
 		}},
 	}
 }

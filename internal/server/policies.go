@@ -93,3 +93,35 @@ func validateWithExpressions(create func(runtime.Object) field.ErrorList, update
 			return errs
 		}
 }
+
+var (
+	mapResource  = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicies"}
+	mapbResource = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicybindings"}
+	vwcResource  = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
+	mwcResource  = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}
+)
+
+// follow feeds the objects of the given resources to h, and closes ready
+// once all of them have been listed (nil: no readiness to report).
+func (f *policyFeeds) follow(h informer.Handler, ready chan struct{}, gvrs ...schema.GroupVersionResource) {
+	var synced []<-chan struct{}
+	for _, gvr := range gvrs {
+		res, _ := f.reg.Lookup(gvr)
+		in := informer.New(f.store, res, f.decode, h, f.log)
+		f.run = append(f.run, in.Run)
+		synced = append(synced, in.Synced())
+	}
+	if ready == nil {
+		return
+	}
+	f.run = append(f.run, func(ctx context.Context) {
+		for _, c := range synced {
+			select {
+			case <-c:
+			case <-ctx.Done():
+				return
+			}
+		}
+		close(ready)
+	})
+}

@@ -1,0 +1,53 @@
+// Package webhook calls admission webhooks: ValidatingWebhookConfiguration
+// and MutatingWebhookConfiguration, with kube-apiserver's call semantics
+// and error texts.
+//
+// # Pieces
+//
+// Upsert and Delete compile a configuration once (selectors, rules, match
+// conditions, client settings) and rebuild an immutable snapshot of all
+// webhooks, ordered by configuration name and then by position, filed in a
+// matching.Index. A request looks up the few webhooks whose rules may
+// match, then decides in kube-apiserver's order: namespaceSelector,
+// objectSelector, rules, matchConditions. The review is encoded once per
+// AdmissionReview version and POSTed over a client cached per CA bundle
+// and server name, so connections are reused.
+//
+// # matchPolicy
+//
+// Portcullis serves every resource in one group and version, so Equivalent
+// and Exact match the same requests and the webhook always receives the
+// request's own resource and kind (see package matching).
+//
+// # Reinvocation
+//
+// Mutating takes part in the chain's reinvocation (mutating.Reinvocation,
+// carried in the context by mutating.AdmitWithReinvocation). In the first
+// round every matching webhook is called; when a webhook changes the
+// object, the IfNeeded webhooks called before it are marked and the chain
+// is asked for a second round. In the second round only marked webhooks
+// are called, and if another plugin changed the object since the webhooks
+// last saw it, every IfNeeded webhook called so far is marked first.
+// Without a Reinvocation in the context, Admit runs once.
+//
+// # Credentials
+//
+// Options.KubeconfigFile is the kubeConfigFile of the plugins'
+// WebhookAdmissionConfiguration. Its users are matched against the
+// webhook's host as kube-apiserver matches them (host:port, then "*.suffix"
+// wildcards, then for port 443 the bare host and its wildcards, then "*",
+// then the current context's user) and give a bearer token (token or
+// tokenFile), basic auth or a client certificate. Exec plugins, auth
+// providers and impersonation are refused at load with
+// ErrCredentialNotSupported.
+//
+// # Observability
+//
+// Warnings go to request.State.AddWarning, audit annotations to
+// AddAnnotation as "<webhook name>/<key>", plus kube-apiserver's
+// mutation.webhook.admission.k8s.io/round_R_index_I (Metadata level),
+// patch.webhook.admission.k8s.io/round_R_index_I (Request level: the
+// State does not carry levels, so the audit backend must drop keys with
+// the patch prefix below Request level) and the failed-open annotations.
+// Metrics keep kube-apiserver's names and labels.
+package webhook

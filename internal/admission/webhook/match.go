@@ -1,0 +1,121 @@
+package webhook
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/cel-go/common/types"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+)
+
+// exempt are the resources no webhook configured through the API sees:
+// the reviews, which are not persisted and sit on the auth path, and the
+// admission configuration kinds, which webhooks could otherwise lock
+// against their own repair.
+var exemptResources = map[schema.GroupResource]bool{
+	{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"}:       true,
+	{Group: "authentication.k8s.io", Resource: "tokenreviews"}:             true,
+	{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"}: true,
+	{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"}:  true,
+	{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"}:   true,
+	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"}:      true,
+}
+
+var exemptKinds = map[string]bool{
+	"ValidatingWebhookConfiguration":   true,
+	"MutatingWebhookConfiguration":     true,
+	"ValidatingAdmissionPolicy":        true,
+	"ValidatingAdmissionPolicyBinding": true,
+	"MutatingAdmissionPolicy":          true,
+	"MutatingAdmissionPolicyBinding":   true,
+}
+
+// Exempt reports whether webhooks configured through the API skip a.
+func Exempt(a *admission.Attributes) bool {
+	return exemptResources[a.Resource.GroupResource()] ||
+		(a.Kind.Group == admissionregistrationv1.GroupName && exemptKinds[a.Kind.Kind])
+}
+
+// candidates returns the webhooks that apply to the request, in order, or
+// the error that fails the request (a selector or match condition error).
+func (p *plugin) candidates(ctx context.Context, a *admission.Attributes, typ string) ([]*hook, error) {
+	snap := p.reg.current()
+	if snap.index.Len() == 0 || Exempt(a) {
+		return nil, nil
+	}
+	req := matching.NewRequest(ctx, a, p.opts.Namespaces)
+	found := snap.index.Lookup(nil, req)
+	out := found[:0]
+	for _, h := range found {
+		ok, err := h.match.Matches(req)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if len(h.conditions) > 0 {
+			ok, err := p.conditionsHold(ctx, h, a, typ)
+			if err != nil {
+				return nil, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
+			}
+			if !ok {
+				p.metrics.conditionExclusions.WithLabelValues(h.name, "webhook", typ, string(a.Operation)).Inc()
+				continue
+			}
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// conditionsHold evaluates the match conditions: one false skips the
+// webhook; errors without a false follow the failure policy.
+func (p *plugin) conditionsHold(ctx context.Context, h *hook, a *admission.Attributes, typ string) (bool, error) {
+	start := time.Now()
+	defer func() {
+		p.metrics.conditionSeconds.WithLabelValues(h.name, "webhook", typ, string(a.Operation)).Observe(time.Since(start).Seconds())
+	}()
+	in := celenv.Input{
+		Object:    celenv.ObjectVal(a.Object, a.Kind),
+		OldObject: celenv.ObjectVal(a.OldObject, a.Kind),
+		Request:   celenv.RequestVal(a, a.Resource, a.Kind),
+	}
+	in.Authorizer, in.RequestResourceAuthorizer = celenv.AuthorizerVals(a, p.opts.Authorizer)
+	act := p.conditions.NewActivation(ctx, in)
+	budget := int64(celconfig.RuntimeCELCostBudgetMatchConditions)
+	var errs []error
+	for _, c := range h.conditions {
+		res, left, err := act.Eval(c.expr, budget)
+		if err != nil {
+			if h.failurePolicy == admissionregistrationv1.Ignore {
+				return false, nil
+			}
+			return false, err
+		}
+		budget = left
+		if res.Err != nil {
+			p.metrics.conditionErrors.WithLabelValues(h.name, "webhook", typ, string(a.Operation)).Inc()
+			errs = append(errs, res.Err)
+			continue
+		}
+		if res.Val == types.False {
+			return false, nil
+		}
+	}
+	if len(errs) > 0 {
+		if h.failurePolicy == admissionregistrationv1.Ignore {
+			return false, nil
+		}
+		return false, utilerrors.NewAggregate(errs)
+	}
+	return true, nil
+}

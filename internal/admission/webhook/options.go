@@ -1,0 +1,55 @@
+package webhook
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+)
+
+// ServiceResolver turns a webhook's service reference into the URL to dial
+// (scheme https, host:port of an endpoint of the Service). The TLS server
+// name is always <name>.<namespace>.svc, whatever host the URL names.
+type ServiceResolver interface {
+	ResolveEndpoint(ctx context.Context, namespace, name string, port int32) (*url.URL, error)
+}
+
+// ServiceResolverFunc adapts a function to ServiceResolver.
+type ServiceResolverFunc func(ctx context.Context, namespace, name string, port int32) (*url.URL, error)
+
+// ResolveEndpoint calls f.
+func (f ServiceResolverFunc) ResolveEndpoint(ctx context.Context, namespace, name string, port int32) (*url.URL, error) {
+	return f(ctx, namespace, name, port)
+}
+
+// Options are the dependencies of both plugins.
+type Options struct {
+	// Namespaces looks up the namespace of a request for namespaceSelector.
+	Namespaces matching.NamespaceGetter
+	// Authorizer backs the authorizer variable of matchConditions; nil
+	// leaves it unbound (expressions using it fail by failurePolicy).
+	Authorizer authorizer.UnconditionalAuthorizer
+	// Services resolves clientConfig.service; nil fails such webhooks.
+	Services ServiceResolver
+	// KubeconfigFile is WebhookAdmissionConfiguration.kubeConfigFile: the
+	// credentials presented to webhooks, by host; read once, at New.
+	KubeconfigFile string
+	// Metrics registers the webhook metrics; nil keeps them unregistered.
+	Metrics prometheus.Registerer
+	// Scheme creates and defaults typed objects decoded from a patch; nil
+	// creates them by reflection and does not default.
+	Scheme *runtime.Scheme
+	Log    *slog.Logger
+}
+
+func (o *Options) logger() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Log
+}

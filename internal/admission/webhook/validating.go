@@ -1,0 +1,83 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/portcullis/portcullis/internal/admission"
+)
+
+// ValidatingFailedOpenPrefix starts the audit annotation kube-apiserver
+// records when a validating webhook failed open.
+const ValidatingFailedOpenPrefix = "failed-open.validating.webhook.admission.k8s.io/"
+
+// Validating is the ValidatingAdmissionWebhook plugin.
+type Validating struct{ p *plugin }
+
+var _ admission.Validator = (*Validating)(nil)
+
+// NewValidating returns the plugin without configurations.
+func NewValidating(opts Options) (*Validating, error) {
+	p, err := newPlugin(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Validating{p: p}, nil
+}
+
+// Upsert adds or replaces a configuration.
+func (v *Validating) Upsert(cfg *admissionregistrationv1.ValidatingWebhookConfiguration) {
+	v.p.reg.set(cfg.Name, fromValidating(cfg))
+}
+
+// Delete removes a configuration.
+func (v *Validating) Delete(cfg *admissionregistrationv1.ValidatingWebhookConfiguration) {
+	v.p.reg.set(cfg.Name, nil)
+}
+
+// Validate calls every matching webhook in parallel; the first failure in
+// webhook order fails the request.
+func (v *Validating) Validate(ctx context.Context, a *admission.Attributes) error {
+	p := v.p
+	hooks, err := p.candidates(ctx, a, "validating")
+	if err != nil || len(hooks) == 0 {
+		return err
+	}
+	if ctx.Err() != nil {
+		return apierrors.NewTimeoutError("request did not complete within requested timeout", 0)
+	}
+	errs := make([]error, len(hooks))
+	var wg sync.WaitGroup
+	for i, h := range hooks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				// A webhook must never take the server down with it.
+				if r := recover(); r != nil {
+					if h.failurePolicy != admissionregistrationv1.Ignore {
+						errs[i] = apierrors.NewInternalError(fmt.Errorf("ValidatingAdmissionWebhook/%v has panicked: %v", h.name, r))
+					}
+				}
+			}()
+			start := time.Now()
+			err := checkDryRun(h, a)
+			if err == nil {
+				_, err = p.call(ctx, h, a, false)
+			}
+			errs[i] = p.outcome(ctx, h, a, "validating", err, start, fmt.Sprintf("%sround_0_index_%d", ValidatingFailedOpenPrefix, i))
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
