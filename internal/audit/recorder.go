@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -123,13 +124,28 @@ func (r *Recorder) emit(s auditv1.Stage) error {
 	}
 	ev.Annotations = nil
 	if ann := r.state.Annotations(); len(ann) > 0 {
-		ev.Annotations = ann
+		// Webhook patches carry request content: like kube-apiserver, keep
+		// them only at Request level and above.
+		if !levelAtLeast(r.decision.Level, auditv1.LevelRequest) {
+			for k := range ann {
+				if strings.HasPrefix(k, requestLevelAnnotationPrefix) {
+					delete(ann, k)
+				}
+			}
+		}
+		if len(ann) > 0 {
+			ev.Annotations = ann
+		}
 	}
 	if err := r.sink.WriteEvents(ev); err != nil {
 		return fmt.Errorf("audit: storing %s event: %w", s, err)
 	}
 	return nil
 }
+
+// requestLevelAnnotationPrefix marks annotations recorded only at Request
+// level and above (the patches mutating webhooks applied).
+const requestLevelAnnotationPrefix = "patch.webhook.admission.k8s.io/"
 
 // Level is the level the request is audited at; LevelNone for nil.
 func (r *Recorder) Level() auditv1.Level {
