@@ -175,4 +175,6 @@ webhooks:
 	s.MustKubectl(t, "create", "configmap", "elsewhere", "--from-literal=mode=forbidden")
 }
 
-func statusFor(msg string, code int32) *metav1.Status { return &metav1.Status{Message: msg, Code: code} }
+func statusFor(msg string, code int32) *metav1.Status {
+	return &metav1.Status{Message: msg, Code: code}
+}
