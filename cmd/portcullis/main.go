@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -88,6 +90,7 @@ func newServe() *cobra.Command {
 	f.StringVar(&cfg.AuthorizationWebhookVersion, "authorization-webhook-version", cfg.AuthorizationWebhookVersion, "The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.")
 	f.DurationVar(&cfg.AuthorizationWebhookCacheAuthorizedTTL, "authorization-webhook-cache-authorized-ttl", cfg.AuthorizationWebhookCacheAuthorizedTTL, "The duration to cache 'authorized' responses from the webhook authorizer.")
 	f.DurationVar(&cfg.AuthorizationWebhookCacheUnauthorizedTTL, "authorization-webhook-cache-unauthorized-ttl", cfg.AuthorizationWebhookCacheUnauthorizedTTL, "The duration to cache 'unauthorized' responses from the webhook authorizer.")
+	f.Var(newGatesValue(&cfg.FeatureGates), "feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:\nManifestBasedAdmissionControlConfig=true|false (ALPHA - default=false)\nServiceAccountNodeAudienceRestriction=true|false (BETA - default=true)")
 	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
 	f.IntVarP(&verbosity, "v", "v", 0, "Log verbosity; 4 or more logs debug messages.")
 	return cmd
@@ -103,4 +106,34 @@ func newVersion() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "portcullis %s (Kubernetes API %s, %s, %s)\n", version.Portcullis, v.GitVersion, v.GoVersion, v.Platform)
 		},
 	}
+}
+
+// gatesValue parses --feature-gates (key=value pairs, comma-separated).
+type gatesValue struct{ m *map[string]bool }
+
+func newGatesValue(m *map[string]bool) *gatesValue { return &gatesValue{m: m} }
+
+func (g *gatesValue) String() string { return "" }
+func (g *gatesValue) Type() string   { return "mapStringBool" }
+
+func (g *gatesValue) Set(s string) error {
+	if *g.m == nil {
+		*g.m = map[string]bool{}
+	}
+	for _, kv := range strings.Split(s, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("missing bool value for %s", kv)
+		}
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("invalid value of %s=%s, err: %w", k, v, err)
+		}
+		(*g.m)[strings.TrimSpace(k)] = b
+	}
+	return nil
 }

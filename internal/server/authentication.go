@@ -69,3 +69,9 @@ func newAuthentication(cfg Config, x509 authn.Authenticator, serviceAccounts aut
 		health:  jwts.HealthCheck,
 	}, nil
 }
+
+// serverID identifies this server in reload metrics (hashed there).
+func serverID() string {
+	host, _ := os.Hostname()
+	return "portcullis-" + host
+}

@@ -53,6 +53,9 @@ type Config struct {
 	// AuthorizationFlagsSet records whether any legacy authorization flag
 	// was given, which --authorization-config excludes.
 	AuthorizationFlagsSet bool
+	// FeatureGates are --feature-gates: ManifestBasedAdmissionControlConfig
+	// (alpha, off) and ServiceAccountNodeAudienceRestriction (on).
+	FeatureGates map[string]bool
 	// Profiling serves /debug/pprof, as kube-apiserver's --profiling.
 	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.
@@ -96,6 +99,11 @@ func (c *Config) Validate() error {
 	if (c.TLSCertFile == "") != (c.TLSPrivateKeyFile == "") {
 		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file must be given together"))
 	}
+	for name := range c.FeatureGates {
+		if _, ok := knownGates[name]; !ok {
+			errs = append(errs, fmt.Errorf("--feature-gates: unrecognized feature gate: %s", name))
+		}
+	}
 	if c.CompactionInterval < 0 {
 		errs = append(errs, errors.New("--etcd-compaction-interval: must not be negative"))
 	}
@@ -106,4 +114,18 @@ func (c *Config) pkiDir() string { return filepath.Join(c.DataDir, "pki") }
 func (c *Config) dbPath() string { return filepath.Join(c.DataDir, "db", "portcullis.db") }
 func (c *Config) kubeconfigPath() string {
 	return filepath.Join(c.DataDir, "admin.kubeconfig")
+}
+
+// knownGates are the feature gates portcullis has, with their defaults.
+var knownGates = map[string]bool{
+	"ManifestBasedAdmissionControlConfig":   false,
+	"ServiceAccountNodeAudienceRestriction": true,
+}
+
+// gate returns a feature gate's value.
+func (c *Config) gate(name string, def bool) bool {
+	if v, ok := c.FeatureGates[name]; ok {
+		return v
+	}
+	return def
 }

@@ -7,6 +7,7 @@ import (
 
 	"context"
 	"errors"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/lifecycle"
+	"github.com/portcullis/portcullis/internal/admission/manifest"
 	"github.com/portcullis/portcullis/internal/admission/mutating"
 	"github.com/portcullis/portcullis/internal/admission/noderestriction"
 	"github.com/portcullis/portcullis/internal/admission/policy"
@@ -125,14 +127,17 @@ func newAPI(d apiDeps) (*api, error) {
 		namespaces: func(ctx context.Context, name string) (*corev1.Namespace, error) {
 			return restHandler.GetNamespace(ctx, name)
 		},
-		objects:    objectGetter{rest: &restHandler},
-		authorizer: chainAuthz,
-		params:     paramSource{rest: &restHandler},
-		metrics:    metricsRegistry.Prometheus(),
-		log:        d.log,
-		feeds:      feeds,
-		scheme:     scheme,
-		services:   serviceResolver{rest: func() *rest.Handler { return restHandler }},
+		objects:             objectGetter{rest: &restHandler},
+		authorizer:          chainAuthz,
+		params:              paramSource{rest: &restHandler},
+		metrics:             metricsRegistry.Prometheus(),
+		log:                 d.log,
+		feeds:               feeds,
+		scheme:              scheme,
+		services:            serviceResolver{rest: func() *rest.Handler { return restHandler }},
+		serverID:            serverID(),
+		manifestsGate:       d.config.FeatureGates[gateManifests],
+		audienceRestriction: d.config.gate("ServiceAccountNodeAudienceRestriction", true),
 	}
 	chain, enabled, err := admission.Build(admissionPlugins(deps), admission.Options{Enable: d.config.EnableAdmissionPlugins, Disable: d.config.DisableAdmissionPlugins, ConfigFile: d.config.AdmissionControlConfigFile})
 	if err != nil {
@@ -334,60 +339,133 @@ type pluginDeps struct {
 	feeds      *policyFeeds
 	scheme     *runtime.Scheme
 	services   webhook.ServiceResolver
+	serverID   string
+	// manifestsGate is the ManifestBasedAdmissionControlConfig feature gate.
+	manifestsGate bool
+	// audienceRestriction is the ServiceAccountNodeAudienceRestriction gate.
+	audienceRestriction bool
 }
 
-func (d pluginDeps) webhookOptions(c webhookAdmissionConfig) webhook.Options {
+func (d pluginDeps) webhookOptions(c pluginConfig) webhook.Options {
 	return webhook.Options{Namespaces: matching.NamespaceGetter(d.namespaces), Authorizer: d.authorizer, Services: d.services,
 		KubeconfigFile: c.KubeConfigFile, Metrics: d.metrics, Scheme: d.scheme, Log: d.log}
 }
 
 // admissionPlugins are the plugins portcullis has, in kube-apiserver's order.
+// The policy and webhook plugins run their static manifests (when their
+// configuration names a staticManifestsDir) before the API-created objects.
 func admissionPlugins(d pluginDeps) []admission.Plugin {
 	return []admission.Plugin{
 		{Name: lifecycle.Name, DefaultEnabled: true, New: func([]byte) (any, error) { return lifecycle.New(d.namespaces), nil }},
 		{Name: noderestriction.Name, New: func([]byte) (any, error) {
-			return noderestriction.New(d.objects, noderestriction.Options{Authorizer: d.authorizer})
+			return noderestriction.New(d.objects, noderestriction.Options{Authorizer: d.authorizer, DisableAudienceRestriction: !d.audienceRestriction})
 		}},
-		{Name: "MutatingAdmissionPolicy", DefaultEnabled: true, New: func([]byte) (any, error) {
+		{Name: mutating.PluginName, DefaultEnabled: true, New: func(raw []byte) (any, error) {
+			cfg, err := parsePluginConfig(raw, "MutatingAdmissionPolicyConfiguration", d.manifestsGate)
+			if err != nil {
+				return nil, err
+			}
+			newMAP := func(static bool, ready <-chan struct{}) (*mutating.Plugin, error) {
+				return mutating.New(mutating.Options{Scheme: d.scheme, Namespaces: matching.NamespaceGetter(d.namespaces), Params: d.params,
+					Authorizer: d.authorizer, Metrics: d.metrics, Ready: ready, Static: static, Log: d.log})
+			}
 			ready := make(chan struct{})
-			p, err := mutating.New(mutating.Options{Scheme: d.scheme, Namespaces: matching.NamespaceGetter(d.namespaces), Params: d.params,
-				Authorizer: d.authorizer, Metrics: d.metrics, Ready: ready, Log: d.log})
+			p, err := newMAP(false, ready)
 			if err != nil {
 				return nil, err
 			}
 			d.feeds.follow(p, ready, mapResource, mapbResource)
-			return p, nil
+			if cfg.StaticManifestsDir == "" {
+				return p, nil
+			}
+			st := &static[*mutating.Plugin]{}
+			if err := st.watch(cfg.StaticManifestsDir, manifest.MutatingAdmissionPolicy, func() (*mutating.Plugin, error) { return newMAP(true, nil) }, d); err != nil {
+				return nil, err
+			}
+			return staticFirstMutator{static: func() (admission.Mutator, bool) { return st.get() }, api: p}, nil
 		}},
-		{Name: "MutatingAdmissionWebhook", DefaultEnabled: true, New: func(cfg []byte) (any, error) {
-			c, err := parseWebhookConfig(cfg)
+		{Name: "MutatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
+			cfg, err := parsePluginConfig(raw, "WebhookAdmissionConfiguration", d.manifestsGate)
 			if err != nil {
 				return nil, err
 			}
-			m, err := webhook.NewMutating(d.webhookOptions(c))
+			m, err := webhook.NewMutating(d.webhookOptions(cfg))
 			if err != nil {
 				return nil, err
 			}
 			d.feeds.follow(webhookFeed(nil, m), nil, mwcResource)
-			return m, nil
+			if cfg.StaticManifestsDir == "" {
+				return m, nil
+			}
+			st := &static[mutatingHooks]{}
+			if err := st.watch(cfg.StaticManifestsDir, manifest.MutatingAdmissionWebhook, func() (mutatingHooks, error) {
+				m, err := webhook.NewMutating(d.webhookOptions(cfg))
+				return mutatingHooks{m}, err
+			}, d); err != nil {
+				return nil, err
+			}
+			return staticFirstMutator{static: func() (admission.Mutator, bool) { h, ok := st.get(); return h.Mutating, ok }, api: m}, nil
 		}},
-		{Name: policy.PluginName, DefaultEnabled: true, New: func([]byte) (any, error) {
-			ready := make(chan struct{})
-			p := policy.New(policy.Options{Namespaces: matching.NamespaceGetter(d.namespaces), Params: d.params, Authorizer: d.authorizer,
-				Metrics: d.metrics, Ready: ready, Log: d.log})
-			d.feeds.validating(func() *policy.Plugin { return p }, ready)
-			return p, nil
-		}},
-		{Name: "ValidatingAdmissionWebhook", DefaultEnabled: true, New: func(cfg []byte) (any, error) {
-			c, err := parseWebhookConfig(cfg)
+		{Name: policy.PluginName, DefaultEnabled: true, New: func(raw []byte) (any, error) {
+			cfg, err := parsePluginConfig(raw, "ValidatingAdmissionPolicyConfiguration", d.manifestsGate)
 			if err != nil {
 				return nil, err
 			}
-			v, err := webhook.NewValidating(d.webhookOptions(c))
+			newVAP := func(static bool, ready <-chan struct{}) *policy.Plugin {
+				return policy.New(policy.Options{Namespaces: matching.NamespaceGetter(d.namespaces), Params: d.params, Authorizer: d.authorizer,
+					Metrics: d.metrics, Ready: ready, Static: static, Log: d.log})
+			}
+			ready := make(chan struct{})
+			p := newVAP(false, ready)
+			d.feeds.validating(func() *policy.Plugin { return p }, ready)
+			if cfg.StaticManifestsDir == "" {
+				return p, nil
+			}
+			st := &static[*policy.Plugin]{}
+			if err := st.watch(cfg.StaticManifestsDir, manifest.ValidatingAdmissionPolicy, func() (*policy.Plugin, error) { return newVAP(true, nil), nil }, d); err != nil {
+				return nil, err
+			}
+			return staticFirstValidator{static: func() (admission.Validator, bool) { return st.get() }, api: p}, nil
+		}},
+		{Name: "ValidatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
+			cfg, err := parsePluginConfig(raw, "WebhookAdmissionConfiguration", d.manifestsGate)
+			if err != nil {
+				return nil, err
+			}
+			v, err := webhook.NewValidating(d.webhookOptions(cfg))
 			if err != nil {
 				return nil, err
 			}
 			d.feeds.follow(webhookFeed(v, nil), nil, vwcResource)
-			return v, nil
+			if cfg.StaticManifestsDir == "" {
+				return v, nil
+			}
+			st := &static[validatingHooks]{}
+			if err := st.watch(cfg.StaticManifestsDir, manifest.ValidatingAdmissionWebhook, func() (validatingHooks, error) {
+				v, err := webhook.NewValidating(d.webhookOptions(cfg))
+				return validatingHooks{v}, err
+			}, d); err != nil {
+				return nil, err
+			}
+			return staticFirstValidator{static: func() (admission.Validator, bool) { h, ok := st.get(); return h.Validating, ok }, api: v}, nil
 		}},
+	}
+}
+
+// validatingHooks and mutatingHooks give the webhook plugins the
+// runtime.Object Upsert of the other engines.
+type validatingHooks struct{ *webhook.Validating }
+
+func (h validatingHooks) Upsert(obj runtime.Object) {
+	if c, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok {
+		h.Validating.Upsert(c)
+	}
+}
+
+type mutatingHooks struct{ *webhook.Mutating }
+
+func (h mutatingHooks) Upsert(obj runtime.Object) {
+	if c, ok := obj.(*admissionregistrationv1.MutatingWebhookConfiguration); ok {
+		h.Mutating.Upsert(c)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/mutating"
@@ -19,28 +18,6 @@ import (
 	"github.com/portcullis/portcullis/internal/informer"
 	"github.com/portcullis/portcullis/internal/rest"
 )
-
-// webhookAdmissionConfig is the configuration of the webhook plugins
-// (apiserver.config.k8s.io/v1 WebhookAdmissionConfiguration).
-type webhookAdmissionConfig struct {
-	APIVersion     string `json:"apiVersion"`
-	Kind           string `json:"kind"`
-	KubeConfigFile string `json:"kubeConfigFile"`
-}
-
-func parseWebhookConfig(data []byte) (webhookAdmissionConfig, error) {
-	var c webhookAdmissionConfig
-	if len(data) == 0 {
-		return c, nil
-	}
-	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return c, fmt.Errorf("%w: %w", admission.ErrConfig, err)
-	}
-	if c.Kind != "WebhookAdmissionConfiguration" {
-		return c, fmt.Errorf("%w: kind: Invalid value: %q: must be WebhookAdmissionConfiguration", admission.ErrConfig, c.Kind)
-	}
-	return c, nil
-}
 
 // serviceResolver finds a Service's endpoint for webhooks configured by
 // service: the first ready address of its Endpoints on the target port.
