@@ -1,0 +1,141 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/portcullis/portcullis/test/e2e/harness"
+)
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestStaticManifests(t *testing.T) {
+	dir := t.TempDir()
+	manifests := filepath.Join(dir, "vap")
+	if err := os.Mkdir(manifests, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	copyDir(t, "testdata/static", manifests)
+	cfg := filepath.Join(dir, "admission.yaml")
+	if err := os.WriteFile(cfg, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionPolicy
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: ValidatingAdmissionPolicyConfiguration
+    staticManifestsDir: `+manifests+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := harness.Start(t, "--admission-control-config-file", cfg, "--feature-gates", "ManifestBasedAdmissionControlConfig=true")
+
+	// The spec's deny-privileged policy is in force from the first request,
+	// and invisible through the API.
+	_, errOut, err := s.Kubectl(t, "run", "priv", "--image=nginx", "--overrides",
+		`{"spec":{"containers":[{"name":"priv","image":"nginx","securityContext":{"privileged":true}}]}}`)
+	if err == nil || !strings.Contains(errOut, "ValidatingAdmissionPolicy 'example-deny-privileged.static.k8s.io' with binding 'example-deny-privileged-binding.static.k8s.io' denied request") {
+		t.Errorf("static deny: %v %s", err, errOut)
+	}
+	if out := s.MustKubectl(t, "get", "validatingadmissionpolicies", "-o", "name"); strings.Contains(out, "static.k8s.io") {
+		t.Errorf("static policies visible through the API: %s", out)
+	}
+
+	// Static policies guard the admission resources themselves.
+	s.MustKubectl(t, "apply", "-f", "testdata/policies.yaml")
+	s.MustKubectl(t, "label", "validatingadmissionpolicy", "deny-privileged", "platform.example.com/protected=true")
+	if _, errOut, err := s.Kubectl(t, "delete", "validatingadmissionpolicy", "deny-privileged"); err == nil ||
+		!strings.Contains(errOut, "Protected admission resources cannot be modified or deleted") {
+		t.Errorf("protected policy deleted: %v %s", err, errOut)
+	}
+
+	// A new file is picked up; an invalid one leaves the last good set.
+	if err := os.WriteFile(filepath.Join(manifests, "zz-deny-configmaps.yaml"), []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: deny-blocked.static.k8s.io}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+  validations:
+  - expression: "object.metadata.name != 'blocked'"
+    message: blocked by a static policy
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: deny-blocked-binding.static.k8s.io}
+spec: {policyName: deny-blocked.static.k8s.io, validationActions: [Deny]}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		_, errOut, err := s.Kubectl(t, "create", "configmap", "blocked", "-n", "kube-public")
+		if err != nil && strings.Contains(errOut, "blocked by a static policy") {
+			break
+		}
+		if err == nil {
+			s.MustKubectl(t, "delete", "configmap", "blocked", "-n", "kube-public")
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new static policy was never enforced")
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if err := os.WriteFile(filepath.Join(manifests, "zz-broken.yaml"), []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: not-static}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if _, errOut, err := s.Kubectl(t, "create", "configmap", "blocked", "-n", "kube-public"); err == nil || !strings.Contains(errOut, "blocked by a static policy") {
+		t.Errorf("after an invalid reload the last good set is gone: %v %s", err, errOut)
+	}
+	if metrics := s.MustKubectl(t, "get", "--raw", "/metrics"); !strings.Contains(metrics, `apiserver_manifest_admission_config_controller_automatic_reloads_total{apiserver_id_hash=`) {
+		t.Error("manifest reload metric missing")
+	}
+}
+
+func TestStaticManifestsNeedTheGate(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "admission.yaml")
+	if err := os.WriteFile(cfg, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionPolicy
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: ValidatingAdmissionPolicyConfiguration
+    staticManifestsDir: `+dir+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runPortcullis(t, "serve", "--data-dir", t.TempDir(), "--secure-port", "0", "--admission-control-config-file", cfg)
+	if err == nil || !strings.Contains(out, "staticManifestsDir requires the ManifestBasedAdmissionControlConfig feature gate to be enabled") {
+		t.Errorf("gate off: err=%v\n%s", err, out)
+	}
+}
+
+// runPortcullis runs the binary to completion and returns its output.
+func runPortcullis(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, harness.BuildPortcullis(t), args...).CombinedOutput()
+	return string(out), err
+}
