@@ -148,6 +148,7 @@ func newAPI(d apiDeps) (*api, error) {
 	sa.admission = chain
 	a.background = append(a.background, feeds.run...)
 	validateCreate, validateUpdate := validateWithExpressions(validation.Create, validation.Update)
+	chain.Validators = append(chain.Validators, staticSuffixCheck(deps.manifestsGate))
 	if authorization.rbac != nil {
 		chain.Validators = append(chain.Validators, rbac.NewEscalationCheck(authorization.rbac, chainAuthz))
 	}

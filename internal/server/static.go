@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
@@ -14,6 +16,7 @@ import (
 	"github.com/portcullis/portcullis/internal/admission/manifest"
 	"github.com/portcullis/portcullis/internal/admission/policy"
 	"github.com/portcullis/portcullis/internal/defaults"
+	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/validation"
 )
 
@@ -136,4 +139,23 @@ func (m staticFirstMutator) Admit(ctx context.Context, a *admission.Attributes) 
 		}
 	}
 	return m.api.Admit(ctx, a)
+}
+
+// staticSuffixCheck keeps the .static.k8s.io name suffix for manifests:
+// with the gate on, API-created admission configurations may not use it;
+// with it off they may, with a warning.
+func staticSuffixCheck(gate bool) admission.Validator {
+	return admission.ValidatorFunc(func(ctx context.Context, a *admission.Attributes) error {
+		if a.Operation != admission.Create || a.Kind.Group != admissionregistrationv1.GroupName || !strings.HasSuffix(a.Name, manifest.Suffix) {
+			return nil
+		}
+		msg := fmt.Sprintf("names ending in %q are reserved for manifest-based admission configurations", manifest.Suffix)
+		if !gate {
+			if st := request.StateFrom(ctx); st != nil {
+				st.AddWarning(fmt.Sprintf("metadata.name: %s; this object would be refused with the %s feature gate enabled", msg, gateManifests))
+			}
+			return nil
+		}
+		return apierrors.NewInvalid(a.Kind.GroupKind(), a.Name, field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), a.Name, msg)})
+	})
 }

@@ -60,6 +60,11 @@ plugins:
 		t.Errorf("static policies visible through the API: %s", out)
 	}
 
+	// With the gate on, the API refuses the names reserved for manifests.
+	if _, errOut, err := s.Kubectl(t, "create", "-f", "testdata/static/deny-privileged-policy.yaml"); err == nil || !strings.Contains(errOut, "reserved for manifest-based admission configurations") {
+		t.Errorf("reserved name accepted: %v %s", err, errOut)
+	}
+
 	// Static policies guard the admission resources themselves.
 	s.MustKubectl(t, "apply", "-f", "testdata/policies.yaml")
 	s.MustKubectl(t, "label", "validatingadmissionpolicy", "deny-privileged", "platform.example.com/protected=true")
