@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -124,6 +125,10 @@ func TestAdmissionWebhooks(t *testing.T) {
 			resp.AuditAnnotations = map[string]string{"mode": cm.Data["mode"]}
 		})
 	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(3 * time.Second)
+		review(w, r, func(*admissionv1.AdmissionRequest, *admissionv1.AdmissionResponse) {})
+	})
 	hook := httptest.NewTLSServer(mux)
 	defer hook.Close()
 	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hook.Certificate().Raw}))
@@ -149,12 +154,26 @@ webhooks:
   sideEffects: None
   admissionReviewVersions: [v1]
   timeoutSeconds: 5
+- name: slow.example.com
+  clientConfig: {url: "%[1]s/slow", caBundle: %[2]s}
+  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [secrets]}]
+  namespaceSelector: {matchLabels: {hooks: "on"}}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  timeoutSeconds: 1
+  failurePolicy: Fail
 `, hook.URL, ca)
 	path := filepath.Join(t.TempDir(), "hooks.yaml")
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := harness.Start(t)
+	dir := t.TempDir()
+	auditPolicy := filepath.Join(dir, "audit-policy.yaml")
+	auditLog := filepath.Join(dir, "audit.log")
+	if err := os.WriteFile(auditPolicy, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := harness.Start(t, "--audit-policy-file", auditPolicy, "--audit-log-path", auditLog)
 	s.MustKubectl(t, "create", "namespace", "hooked")
 	s.MustKubectl(t, "label", "namespace", "hooked", "hooks=on")
 	s.MustKubectl(t, "apply", "-f", path)
@@ -173,6 +192,43 @@ webhooks:
 	}
 	// Outside the selected namespace nothing is called.
 	s.MustKubectl(t, "create", "configmap", "elsewhere", "--from-literal=mode=forbidden")
+
+	// A webhook slower than its timeout fails the request (failurePolicy Fail).
+	if _, errOut, err := s.Kubectl(t, "create", "secret", "generic", "s", "-n", "hooked"); err == nil ||
+		!strings.Contains(errOut, `failed calling webhook "slow.example.com"`) {
+		t.Errorf("timeout: %v %s", err, errOut)
+	}
+	// A server-side dry run reaches webhooks without side effects.
+	if _, errOut, err := s.Kubectl(t, "create", "configmap", "dry", "-n", "hooked", "--from-literal=mode=forbidden", "--dry-run=server"); err == nil ||
+		!strings.Contains(errOut, "mode forbidden is not allowed") {
+		t.Errorf("dry run: %v %s", err, errOut)
+	}
+
+	// The audit log records the mutation and the webhook's annotation;
+	// /metrics counts the rejection.
+	data, err := os.ReadFile(auditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"mutation.webhook.admission.k8s.io/round_0_index_0"`, `"check.example.com/mode":"risky"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("audit log lacks %s", want)
+		}
+	}
+	metrics := s.MustKubectl(t, "get", "--raw", "/metrics")
+	if !strings.Contains(metrics, `apiserver_admission_webhook_rejection_count{error_type="no_error",name="check.example.com",operation="CREATE",rejection_code="403",type="validating"}`) {
+		t.Errorf("rejection metric missing:\n%s", grepLines(metrics, "apiserver_admission_webhook_rejection_count"))
+	}
+}
+
+func grepLines(text, substr string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func statusFor(msg string, code int32) *metav1.Status {
