@@ -119,7 +119,12 @@ func newAPI(d apiDeps) (*api, error) {
 	}
 	a.background = append(a.background, authentication.run)
 	tokens := authentication.tokens
-	feeds := &policyFeeds{reg: reg, store: d.store, log: d.log, rest: func() *rest.Handler { return restHandler },
+	docs, err := openapi.New(scheme, openAPIResources(reg), openapi.Info{Title: "Kubernetes", Version: version.Info().GitVersion})
+	if err != nil {
+		return nil, fmt.Errorf("building OpenAPI documents: %w", err)
+	}
+	a.openapi = docs
+	feeds := &policyFeeds{reg: reg, store: d.store, log: d.log, rest: func() *rest.Handler { return restHandler }, schemas: docs.Resolver(),
 		decode: func(res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
 			return restHandler.DecodeStored(res, kv)
 		}}
@@ -186,11 +191,6 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 
-	docs, err := openapi.New(scheme, openAPIResources(reg), openapi.Info{Title: "Kubernetes", Version: version.Info().GitVersion})
-	if err != nil {
-		return nil, fmt.Errorf("building OpenAPI documents: %w", err)
-	}
-	a.openapi = docs
 	v2, v3 := docs.V2Handler(), docs.V3Handler()
 
 	storeCheck := healthz.Check{Name: "etcd", Fn: func(ctx context.Context) error {

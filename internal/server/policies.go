@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 
 	"github.com/portcullis/portcullis/internal/admission/policy"
 	"github.com/portcullis/portcullis/internal/informer"
@@ -29,6 +31,8 @@ type policyFeeds struct {
 	decode informer.Decoder
 	rest   func() *rest.Handler
 	log    *slog.Logger
+	// schemas resolves kinds to their OpenAPI schemas for type checking.
+	schemas resolver.SchemaResolver
 
 	run []func(ctx context.Context)
 }
@@ -38,7 +42,7 @@ type policyFeeds struct {
 // current. It returns the channel the plugin waits on before its first
 // request.
 func (f *policyFeeds) validating(p func() *policy.Plugin, ready chan struct{}) {
-	status := policy.NewStatusController(&policy.TypeChecker{Log: f.log}, f.writeVAPStatus, f.log)
+	status := policy.NewStatusController(&policy.TypeChecker{Schemas: f.schemas, KindsFor: f.kindsFor, Log: f.log}, f.writeVAPStatus, f.log)
 	f.run = append(f.run, status.Run)
 	var synced []<-chan struct{}
 	for _, gvr := range []schema.GroupVersionResource{vapResource, vapbResource} {
@@ -60,6 +64,15 @@ func (f *policyFeeds) validating(p func() *policy.Plugin, ready chan struct{}) {
 		}
 		close(ready)
 	})
+}
+
+// kindsFor maps a served resource to its kind, for type checking.
+func (f *policyFeeds) kindsFor(gvr schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	res, ok := f.reg.Lookup(gvr)
+	if !ok {
+		return nil, fmt.Errorf("resource %s is not served", gvr)
+	}
+	return []schema.GroupVersionKind{res.GVK()}, nil
 }
 
 func (f *policyFeeds) writeVAPStatus(ctx context.Context, name string, observedGeneration int64, tc *admissionregistrationv1.TypeChecking) error {

@@ -44,6 +44,10 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 	}
 	s.MustKubectl(t, "create", "deployment", "small", "--image=nginx", "--replicas=2")
 
+	// The status controller type-checks expressions against the schema.
+	s.MustKubectl(t, "apply", "-f", "testdata/typo-policy.yaml")
+	eventuallyKubectl(t, s, "undefined field 'replicass'", "get", "validatingadmissionpolicy", "typo", "-o", "jsonpath={.status.typeChecking}")
+
 	data, err := os.ReadFile(auditLog)
 	if err != nil {
 		t.Fatal(err)
