@@ -400,7 +400,9 @@ func admissionPlugins(d pluginDeps) []admission.Plugin {
 			}
 			st := &static[mutatingHooks]{}
 			if err := st.watch(cfg.StaticManifestsDir, manifest.MutatingAdmissionWebhook, func() (mutatingHooks, error) {
-				m, err := webhook.NewMutating(d.webhookOptions(cfg))
+				opts := d.webhookOptions(cfg)
+				opts.Static = true
+				m, err := webhook.NewMutating(opts)
 				return mutatingHooks{m}, err
 			}, d); err != nil {
 				return nil, err
@@ -443,7 +445,9 @@ func admissionPlugins(d pluginDeps) []admission.Plugin {
 			}
 			st := &static[validatingHooks]{}
 			if err := st.watch(cfg.StaticManifestsDir, manifest.ValidatingAdmissionWebhook, func() (validatingHooks, error) {
-				v, err := webhook.NewValidating(d.webhookOptions(cfg))
+				opts := d.webhookOptions(cfg)
+				opts.Static = true
+				v, err := webhook.NewValidating(opts)
 				return validatingHooks{v}, err
 			}, d); err != nil {
 				return nil, err

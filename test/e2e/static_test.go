@@ -1,7 +1,17 @@
 package e2e
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+
 	"context"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,4 +153,80 @@ func runPortcullis(t *testing.T, args ...string) (string, error) {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, harness.BuildPortcullis(t), args...).CombinedOutput()
 	return string(out), err
+}
+
+// TestStaticWebhooks runs a static validating webhook before an API-based
+// one, and lets it guard a webhook configuration created through the API.
+func TestStaticWebhooks(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	hook := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ar admissionv1.AdmissionReview
+		if err := json.NewDecoder(r.Body).Decode(&ar); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		resp := &admissionv1.AdmissionResponse{UID: ar.Request.UID, Allowed: true}
+		if ar.Request.Resource.Resource == "configmaps" {
+			mu.Lock()
+			order = append(order, r.URL.Path)
+			mu.Unlock()
+		}
+		if r.URL.Path == "/static" && ar.Request.Operation == admissionv1.Delete && ar.Request.Name == "api-hook" {
+			resp.Allowed, resp.Result = false, &metav1.Status{Message: "api-hook is protected", Code: 403}
+		}
+		ar.Response, ar.Request = resp, nil
+		_ = json.NewEncoder(w).Encode(&ar)
+	}))
+	defer hook.Close()
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hook.Certificate().Raw}))
+	webhookDoc := func(kind, name, path string) string {
+		return fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
+kind: %s
+metadata: {name: %s}
+webhooks:
+- name: %s.example.com
+  clientConfig: {url: "%s%s", caBundle: %s}
+  rules:
+  - {operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}
+  - {operations: [DELETE], apiGroups: [admissionregistration.k8s.io], apiVersions: [v1], resources: [validatingwebhookconfigurations]}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`, kind, name, strings.TrimSuffix(name, ".static.k8s.io"), hook.URL, path, ca)
+	}
+	dir := t.TempDir()
+	manifests := filepath.Join(dir, "hooks")
+	if err := os.Mkdir(manifests, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(manifests, "guard.yaml"), []byte(webhookDoc("ValidatingWebhookConfiguration", "guard.static.k8s.io", "/static")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "admission.yaml")
+	if err := os.WriteFile(cfg, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionWebhook
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    staticManifestsDir: `+manifests+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	apiHook := filepath.Join(dir, "api-hook.yaml")
+	if err := os.WriteFile(apiHook, []byte(webhookDoc("ValidatingWebhookConfiguration", "api-hook", "/api")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := harness.Start(t, "--admission-control-config-file", cfg, "--feature-gates", "ManifestBasedAdmissionControlConfig=true")
+	s.MustKubectl(t, "apply", "-f", apiHook)
+	eventuallyKubectl(t, s, "created", "create", "configmap", "probe")
+	mu.Lock()
+	got := strings.Join(order, ",")
+	mu.Unlock()
+	if !strings.HasPrefix(got, "/static,/api") {
+		t.Errorf("webhook call order %q, want the static webhook first", got)
+	}
+	if _, errOut, err := s.Kubectl(t, "delete", "validatingwebhookconfiguration", "api-hook"); err == nil || !strings.Contains(errOut, "api-hook is protected") {
+		t.Errorf("static webhook did not guard the API webhook configuration: %v %s", err, errOut)
+	}
 }

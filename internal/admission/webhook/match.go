@@ -44,11 +44,20 @@ func Exempt(a *admission.Attributes) bool {
 		(a.Kind.Group == admissionregistrationv1.GroupName && exemptKinds[a.Kind.Kind])
 }
 
+// exempt is Exempt for this plugin: static (manifest-based) webhooks also
+// see the admission configuration types, which they exist to guard.
+func (p *plugin) exempt(a *admission.Attributes) bool {
+	if p.opts.Static {
+		return exemptResources[a.Resource.GroupResource()]
+	}
+	return Exempt(a)
+}
+
 // candidates returns the webhooks that apply to the request, in order, or
 // the error that fails the request (a selector or match condition error).
 func (p *plugin) candidates(ctx context.Context, a *admission.Attributes, typ string) ([]*hook, error) {
 	snap := p.reg.current()
-	if snap.index.Len() == 0 || Exempt(a) {
+	if snap.index.Len() == 0 || p.exempt(a) {
 		return nil, nil
 	}
 	req := matching.NewRequest(ctx, a, p.opts.Namespaces)

@@ -45,6 +45,9 @@ type Options struct {
 	// creates them by reflection and does not default.
 	Scheme *runtime.Scheme
 	Log    *slog.Logger
+	// Static marks the plugin of manifest-based webhooks, which also apply
+	// to the admission configuration types.
+	Static bool
 }
 
 func (o *Options) logger() *slog.Logger {
