@@ -101,6 +101,9 @@ func (w *Watcher) Run(ctx context.Context) {
 			events, watchErrs = fw.Events, fw.Errors
 		}
 	}
+	// Changes made between the initial load and the watch being in place
+	// raised no event: look once now.
+	w.Check()
 	tick := time.NewTicker(w.interval)
 	defer tick.Stop()
 	settleTimer := time.NewTimer(time.Hour)
