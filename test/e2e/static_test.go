@@ -122,8 +122,47 @@ spec: {policyName: deny-blocked.static.k8s.io, validationActions: [Deny]}
 	if _, errOut, err := s.Kubectl(t, "create", "configmap", "blocked", "-n", "kube-public"); err == nil || !strings.Contains(errOut, "blocked by a static policy") {
 		t.Errorf("after an invalid reload the last good set is gone: %v %s", err, errOut)
 	}
-	if metrics := s.MustKubectl(t, "get", "--raw", "/metrics"); !strings.Contains(metrics, `apiserver_manifest_admission_config_controller_automatic_reloads_total{apiserver_id_hash=`) {
-		t.Error("manifest reload metric missing")
+	metrics := s.MustKubectl(t, "get", "--raw", "/metrics")
+	for _, want := range []string{
+		`apiserver_manifest_admission_config_controller_automatic_reloads_total{apiserver_id_hash=`,
+		`plugin="ValidatingAdmissionPolicy",status="failure"} 1`,
+		`apiserver_manifest_admission_config_controller_last_config_info{apiserver_id_hash=`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s:\n%s", want, grepLines(metrics, "apiserver_manifest_admission"))
+		}
+	}
+}
+
+func TestStaticManifestsDuplicateNameStopsStartup(t *testing.T) {
+	dir := t.TempDir()
+	manifests := filepath.Join(dir, "vap")
+	if err := os.Mkdir(manifests, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	copyDir(t, "testdata/static", manifests)
+	data, err := os.ReadFile(filepath.Join(manifests, "deny-privileged-policy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(manifests, "zz-copy.yaml"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "admission.yaml")
+	if err := os.WriteFile(cfg, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionPolicy
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: ValidatingAdmissionPolicyConfiguration
+    staticManifestsDir: `+manifests+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runPortcullis(t, "serve", "--data-dir", t.TempDir(), "--secure-port", "0", "--admission-control-config-file", cfg,
+		"--feature-gates", "ManifestBasedAdmissionControlConfig=true")
+	if err == nil || !strings.Contains(out, "zz-copy.yaml") || !strings.Contains(out, "deny-privileged-policy.yaml") {
+		t.Errorf("duplicate names: err=%v\n%s", err, out)
 	}
 }
 
