@@ -67,7 +67,8 @@ type ValidatorFunc func(ctx context.Context, a *Attributes) error
 // Validate calls f.
 func (f ValidatorFunc) Validate(ctx context.Context, a *Attributes) error { return f(ctx, a) }
 
-// Chain runs mutators in order, then validators in order; the first error stops it.
+// Chain runs mutators in order (with a second round when one asks for
+// reinvocation), then validators in order; the first error stops it.
 type Chain struct {
 	Mutators   []Mutator
 	Validators []Validator
@@ -78,12 +79,7 @@ func (c *Chain) Admit(ctx context.Context, a *Attributes) error {
 	if c == nil {
 		return nil
 	}
-	for _, m := range c.Mutators {
-		if err := m.Admit(ctx, a); err != nil {
-			return err
-		}
-	}
-	return nil
+	return AdmitWithReinvocation(ctx, a, c.Mutators)
 }
 
 // Validate runs every validator.

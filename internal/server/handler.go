@@ -148,8 +148,6 @@ func newAPI(d apiDeps) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Mutating plugins run with reinvocation, as one stage.
-	chain.Mutators = []admission.Mutator{reinvoking(chain.Mutators)}
 	sa.admission = chain
 	a.background = append(a.background, feeds.run...)
 	validateCreate, validateUpdate := validateWithExpressions(validation.Create, validation.Update)

@@ -12,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/portcullis/portcullis/internal/admission"
-	"github.com/portcullis/portcullis/internal/admission/mutating"
 	"github.com/portcullis/portcullis/internal/admission/webhook"
 	"github.com/portcullis/portcullis/internal/informer"
 	"github.com/portcullis/portcullis/internal/rest"
@@ -58,14 +56,6 @@ func (s serviceResolver) ResolveEndpoint(ctx context.Context, ns, name string, p
 		}
 	}
 	return nil, fmt.Errorf("service %s/%s has no ready endpoints", ns, name)
-}
-
-// reinvoking runs the mutating plugins with kube-apiserver's
-// reinvocation: a second round when a plugin asks for it.
-type reinvoking []admission.Mutator
-
-func (r reinvoking) Admit(ctx context.Context, a *admission.Attributes) error {
-	return mutating.AdmitWithReinvocation(ctx, a, r)
 }
 
 // webhookFeed adapts the webhook plugins' typed Upsert/Delete.

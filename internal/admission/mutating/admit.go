@@ -198,7 +198,7 @@ func (d *dispatch) run() error {
 		}
 		d.in.ns = ns
 	}
-	r := ReinvocationFrom(d.ctx)
+	r := admission.ReinvocationFrom(d.ctx)
 	st := d.p.reinvocationState(r)
 	if r.IsReinvoke() && st.lastOutput != nil && !equalObjects(st.lastOutput, a.Object) {
 		// Another plugin changed the object after this one: what may be
@@ -288,7 +288,7 @@ func (d *dispatch) finish() error {
 		if d.result != nil {
 			d.a.Object = d.result
 		}
-		d.p.saveOutput(ReinvocationFrom(d.ctx), d.a.Object)
+		d.p.saveOutput(admission.ReinvocationFrom(d.ctx), d.a.Object)
 		return nil
 	}
 	err := forbidden(d.a, errDenied)

@@ -44,9 +44,10 @@
 //
 // # Reinvocation
 //
-// Reinvocation is the request's state across the chain's two mutating
-// rounds; the chain creates one per request, or runs its mutators with
-// AdmitWithReinvocation. Any applied mutation asks for the second round.
+// admission.Reinvocation is the request's state across the chain's two
+// mutating rounds; admission.Chain creates one per request
+// (admission.AdmitWithReinvocation). Any applied mutation asks for the
+// second round.
 // In it, only the invocations of IfNeeded policies that ran before the
 // object last changed are run again; a change by a later plugin counts
 // too. Without a Reinvocation in the context the plugin runs once.

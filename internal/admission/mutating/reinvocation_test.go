@@ -24,7 +24,7 @@ func setTeam(change, askReinvoke bool) admission.Mutator {
 			a.Object = p
 		}
 		if askReinvoke {
-			ReinvocationFrom(ctx).SetShouldReinvoke()
+			admission.ReinvocationFrom(ctx).SetShouldReinvoke()
 		}
 		return nil
 	})
@@ -65,7 +65,7 @@ func TestReinvocation(t *testing.T) {
 			p := newPlugin(t, newEnv().options(), podPolicy("copy", copyTeam(tc.reinvocation, tc.strict)))
 			a := podRequest(admission.Create, pod("default", "web", nil), nil)
 			ctx := request.WithState(context.Background(), &request.State{})
-			if err := AdmitWithReinvocation(ctx, a, []admission.Mutator{p, tc.later}); err != nil {
+			if err := admission.AdmitWithReinvocation(ctx, a, []admission.Mutator{p, tc.later}); err != nil {
 				t.Fatal(err)
 			}
 			if got := a.Object.(*corev1.Pod).Annotations["team-was"]; got != tc.wantTeamWas {
@@ -84,9 +84,9 @@ func TestReinvocation(t *testing.T) {
 // Reinvocation in the context the plugin runs once and asks nothing.
 func TestReinvocationRound(t *testing.T) {
 	p := newPlugin(t, newEnv().options(), podPolicy("p", applyConfig(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)))
-	r := &Reinvocation{}
+	r := &admission.Reinvocation{}
 	a := podRequest(admission.Create, pod("default", "web", nil), nil)
-	if err := p.Admit(WithReinvocation(context.Background(), r), a); err != nil {
+	if err := p.Admit(admission.WithReinvocation(context.Background(), r), a); err != nil {
 		t.Fatal(err)
 	}
 	if !r.ShouldReinvoke() || r.IsReinvoke() {
@@ -99,8 +99,8 @@ func TestReinvocationRound(t *testing.T) {
 	}
 
 	// No policy applies: nothing asks for the round.
-	r = &Reinvocation{}
-	if err := p.Admit(WithReinvocation(context.Background(), r), podRequest(admission.Delete, nil, pod("default", "web", nil))); err != nil || r.ShouldReinvoke() {
+	r = &admission.Reinvocation{}
+	if err := p.Admit(admission.WithReinvocation(context.Background(), r), podRequest(admission.Delete, nil, pod("default", "web", nil))); err != nil || r.ShouldReinvoke() {
 		t.Errorf("err %v, should %v", err, r.ShouldReinvoke())
 	}
 }

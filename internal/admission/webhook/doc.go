@@ -21,8 +21,8 @@
 //
 // # Reinvocation
 //
-// Mutating takes part in the chain's reinvocation (mutating.Reinvocation,
-// carried in the context by mutating.AdmitWithReinvocation). In the first
+// Mutating takes part in the chain's reinvocation (admission.Reinvocation,
+// carried in the context by admission.AdmitWithReinvocation). In the first
 // round every matching webhook is called; when a webhook changes the
 // object, the IfNeeded webhooks called before it are marked and the chain
 // is asked for a second round. In the second round only marked webhooks

@@ -17,7 +17,6 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/portcullis/portcullis/internal/admission"
-	"github.com/portcullis/portcullis/internal/admission/mutating"
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
 	"github.com/portcullis/portcullis/internal/request"
 )
@@ -70,7 +69,7 @@ func (s *reinvokeState) requireReinvocation() {
 
 // Admit calls the matching webhooks one after another, configurations by
 // name and webhooks in order, applying their patches to a.Object. With a
-// mutating.Reinvocation in ctx it takes part in the chain's reinvocation
+// admission.Reinvocation in ctx it takes part in the chain's reinvocation
 // round (see the package documentation).
 func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 	p := m.p
@@ -78,7 +77,7 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 	if err != nil {
 		return err
 	}
-	rc := mutating.ReinvocationFrom(ctx)
+	rc := admission.ReinvocationFrom(ctx)
 	st, _ := rc.Value(m).(*reinvokeState)
 	if st == nil {
 		st = &reinvokeState{invoked: map[string]bool{}, reinvoke: map[string]bool{}}

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/portcullis/portcullis/internal/admission"
-	"github.com/portcullis/portcullis/internal/admission/mutating"
 )
 
 func patchResponse(patch string) func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
@@ -131,7 +130,7 @@ func TestMutatingReinvocation(t *testing.T) {
 		mhook("c-changer.example.com", changer))
 	ctx, st := withState()
 	a := podAttrs(admission.Create, nil)
-	if err := mutating.AdmitWithReinvocation(ctx, a, []admission.Mutator{m}); err != nil {
+	if err := admission.AdmitWithReinvocation(ctx, a, []admission.Mutator{m}); err != nil {
 		t.Fatal(err)
 	}
 	if firstCalls.Load() != 2 || neverCalls.Load() != 1 {
