@@ -42,7 +42,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 	}
 	req := matching.NewRequest(ctx, a, p.opts.Namespaces)
 	var buf [8]*hook
-	hooks := p.current().index.Lookup(buf[:0], req)
+	hooks := p.current().Index.Lookup(buf[:0], req)
 	if len(hooks) == 0 {
 		return nil
 	}
@@ -120,7 +120,7 @@ type dispatch struct {
 
 // collect adds the invocations of one policy, or its configuration errors.
 func (d *dispatch) collect(h *hook) {
-	pol := h.policy
+	pol := h.Policy
 	ok, err := pol.match.Matches(d.req)
 	if err != nil {
 		d.configError(pol, nil, err)
@@ -142,7 +142,7 @@ func (d *dispatch) collect(h *hook) {
 		}
 	}
 	var buf [4]*compiledBinding
-	for _, b := range h.bindings.Lookup(buf[:0], d.req) {
+	for _, b := range h.Bindings.Lookup(buf[:0], d.req) {
 		ok, err := b.match.Matches(d.req)
 		if err != nil {
 			d.configError(pol, b, err)

@@ -120,3 +120,18 @@ func compileBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding)
 		actions:    b.Spec.ValidationActions,
 	}
 }
+
+// Criteria implements policyset.Policy.
+func (c *compiledPolicy) Criteria() *matching.Criteria { return c.match }
+
+// Dropped implements policyset.Policy.
+func (c *compiledPolicy) Dropped() bool { return c.dropped }
+
+// BindingName implements policyset.Binding.
+func (b *compiledBinding) BindingName() string { return b.name }
+
+// PolicyName implements policyset.Binding.
+func (b *compiledBinding) PolicyName() string { return b.policyName }
+
+// Criteria implements policyset.Binding.
+func (b *compiledBinding) Criteria() *matching.Criteria { return b.match }

@@ -1,12 +1,9 @@
 package policy
 
 import (
-	"cmp"
+	"github.com/portcullis/portcullis/internal/admission/policy/policyset"
 	"io"
 	"log/slog"
-	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -52,12 +49,8 @@ type Plugin struct {
 	log     *slog.Logger
 	metrics *metrics
 
-	// mu guards the loaded policies and bindings and the rebuild of snap.
-	mu       sync.Mutex
-	policies map[string]*compiledPolicy
-	bindings map[string]*compiledBinding
-	dirty    atomic.Bool
-	snap     atomic.Pointer[snapshot]
+	// set holds the compiled policies and bindings.
+	set *policyset.Set[*compiledPolicy, *compiledBinding]
 }
 
 var _ admission.Validator = (*Plugin)(nil)
@@ -69,13 +62,11 @@ func New(opts Options) *Plugin {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	p := &Plugin{
-		opts:     opts,
-		log:      log,
-		metrics:  newMetrics(opts.Metrics),
-		policies: map[string]*compiledPolicy{},
-		bindings: map[string]*compiledBinding{},
+		opts:    opts,
+		log:     log,
+		metrics: newMetrics(opts.Metrics),
+		set:     policyset.New[*compiledPolicy, *compiledBinding](),
 	}
-	p.snap.Store(&snapshot{index: matching.NewIndex[*hook]()})
 	return p
 }
 
@@ -88,107 +79,43 @@ func (p *Plugin) Upsert(obj runtime.Object) {
 		if o == nil {
 			return
 		}
-		p.mu.Lock()
-		old := p.policies[o.Name]
-		p.mu.Unlock()
-		var c *compiledPolicy
-		if old != nil && apiequality.Semantic.DeepEqual(old.source.Spec, o.Spec) {
-			// A status or metadata change: the compiled policy still holds.
-			cp := *old
-			cp.source = o
-			c = &cp
-		} else {
-			c = compilePolicy(o)
-		}
-		p.mu.Lock()
-		p.policies[o.Name] = c
-		p.dirty.Store(true)
-		p.mu.Unlock()
+		p.set.PutPolicy(o.Name, func(old *compiledPolicy, ok bool) *compiledPolicy {
+			if ok && apiequality.Semantic.DeepEqual(old.source.Spec, o.Spec) {
+				// A status or metadata change: the compiled policy still holds.
+				cp := *old
+				cp.source = o
+				return &cp
+			}
+			return compilePolicy(o)
+		})
 	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-		if o == nil {
-			return
+		if o != nil {
+			p.set.PutBinding(compileBinding(o))
 		}
-		c := compileBinding(o)
-		p.mu.Lock()
-		p.bindings[o.Name] = c
-		p.dirty.Store(true)
-		p.mu.Unlock()
 	}
 }
 
 // Delete unloads a ValidatingAdmissionPolicy or
 // ValidatingAdmissionPolicyBinding by name.
 func (p *Plugin) Delete(obj runtime.Object) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	switch o := obj.(type) {
 	case *admissionregistrationv1.ValidatingAdmissionPolicy:
 		if o != nil {
-			delete(p.policies, o.Name)
-			p.dirty.Store(true)
+			p.set.DeletePolicy(o.Name)
 		}
 	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
 		if o != nil {
-			delete(p.bindings, o.Name)
-			p.dirty.Store(true)
+			p.set.DeleteBinding(o.Name)
 		}
 	}
-}
-
-// snapshot is the immutable state requests read.
-type snapshot struct {
-	// index holds the policies that have bindings.
-	index *matching.Index[*hook]
 }
 
 // hook is a policy with its bindings.
-type hook struct {
-	policy   *compiledPolicy
-	bindings *matching.Index[*compiledBinding]
-}
+type hook = policyset.Entry[*compiledPolicy, *compiledBinding]
 
-// current returns the snapshot, rebuilding it after changes.
-func (p *Plugin) current() *snapshot {
-	if p.dirty.Load() {
-		p.mu.Lock()
-		if p.dirty.Load() {
-			p.snap.Store(p.build())
-			p.dirty.Store(false)
-		}
-		p.mu.Unlock()
-	}
-	return p.snap.Load()
-}
-
-// build indexes the policies that have bindings, in name order, and each
-// policy's bindings, in name order. Called with mu held.
-func (p *Plugin) build() *snapshot {
-	byPolicy := map[string][]*compiledBinding{}
-	for _, b := range p.bindings {
-		if _, ok := p.policies[b.policyName]; ok {
-			byPolicy[b.policyName] = append(byPolicy[b.policyName], b)
-		}
-	}
-	names := make([]string, 0, len(byPolicy))
-	for n := range byPolicy {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	idx := matching.NewIndex[*hook]()
-	for _, n := range names {
-		pol := p.policies[n]
-		if pol.dropped {
-			continue
-		}
-		bs := byPolicy[n]
-		slices.SortFunc(bs, func(a, b *compiledBinding) int { return cmp.Compare(a.name, b.name) })
-		h := &hook{policy: pol, bindings: matching.NewIndex[*compiledBinding]()}
-		for _, b := range bs {
-			h.bindings.Add(b, b.match)
-		}
-		idx.Add(h, pol.match)
-	}
-	return &snapshot{index: idx}
+// current returns the snapshot requests read.
+func (p *Plugin) current() *policyset.Snapshot[*compiledPolicy, *compiledBinding] {
+	return p.set.Current()
 }
 
 // excludedResources are never subject to policies: non-persisted reviews

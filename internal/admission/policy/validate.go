@@ -27,7 +27,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	}
 	req := matching.NewRequest(ctx, a, p.opts.Namespaces)
 	var buf [8]*hook
-	hooks := p.current().index.Lookup(buf[:0], req)
+	hooks := p.current().Index.Lookup(buf[:0], req)
 	if len(hooks) == 0 {
 		return nil
 	}
@@ -83,7 +83,7 @@ type denial struct {
 // policy evaluates one policy against the request. An error aborts the
 // request: the namespace could not be read.
 func (d *dispatch) policy(h *hook) error {
-	pol := h.policy
+	pol := h.Policy
 	ok, err := pol.match.Matches(d.req)
 	if err != nil {
 		d.configError(pol, nil, err)
@@ -106,7 +106,7 @@ func (d *dispatch) policy(h *hook) error {
 	}
 	var annotations annotationCollector
 	var buf [4]*compiledBinding
-	for _, b := range h.bindings.Lookup(buf[:0], d.req) {
+	for _, b := range h.Bindings.Lookup(buf[:0], d.req) {
 		ok, err := b.match.Matches(d.req)
 		if err != nil {
 			d.configError(pol, b, err)

@@ -548,11 +548,11 @@ func TestLoading(t *testing.T) {
 	t.Run("status changes keep the compiled policy", func(t *testing.T) {
 		pol := vap("p", validate("false"))
 		p.Upsert(pol)
-		before := p.policies["p"].validations[0].expr
+		before := mustPolicy(t, p, "p").validations[0].expr
 		cp := pol.DeepCopy()
 		cp.Status.ObservedGeneration = 1
 		p.Upsert(cp)
-		if p.policies["p"].validations[0].expr != before || p.policies["p"].source != cp {
+		if mustPolicy(t, p, "p").validations[0].expr != before || mustPolicy(t, p, "p").source != cp {
 			t.Fatal("recompiled on a status change")
 		}
 	})
@@ -574,4 +574,13 @@ func TestReady(t *testing.T) {
 	if err := p.Validate(context.Background(), createWeb()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func mustPolicy(t *testing.T, p *Plugin, name string) *compiledPolicy {
+	t.Helper()
+	c, ok := p.set.Policy(name)
+	if !ok {
+		t.Fatalf("policy %s not loaded", name)
+	}
+	return c
 }
