@@ -46,17 +46,7 @@ func TestStaticManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	copyDir(t, "testdata/static", manifests)
-	cfg := filepath.Join(dir, "admission.yaml")
-	if err := os.WriteFile(cfg, []byte(`apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ValidatingAdmissionPolicyConfiguration
-    staticManifestsDir: `+manifests+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := staticAdmissionConfig(t, dir, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyConfiguration", manifests)
 	s := harness.Start(t, "--admission-control-config-file", cfg, "--feature-gates", "ManifestBasedAdmissionControlConfig=true")
 
 	// The spec's deny-privileged policy is in force from the first request,
@@ -148,17 +138,7 @@ func TestStaticManifestsDuplicateNameStopsStartup(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(manifests, "zz-copy.yaml"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(dir, "admission.yaml")
-	if err := os.WriteFile(cfg, []byte(`apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ValidatingAdmissionPolicyConfiguration
-    staticManifestsDir: `+manifests+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := staticAdmissionConfig(t, dir, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyConfiguration", manifests)
 	out, err := runPortcullis(t, "serve", "--data-dir", t.TempDir(), "--secure-port", "0", "--admission-control-config-file", cfg,
 		"--feature-gates", "ManifestBasedAdmissionControlConfig=true")
 	if err == nil || !strings.Contains(out, "zz-copy.yaml") || !strings.Contains(out, "deny-privileged-policy.yaml") {
@@ -168,17 +148,7 @@ plugins:
 
 func TestStaticManifestsNeedTheGate(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "admission.yaml")
-	if err := os.WriteFile(cfg, []byte(`apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ValidatingAdmissionPolicyConfiguration
-    staticManifestsDir: `+dir+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := staticAdmissionConfig(t, dir, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyConfiguration", dir)
 	out, err := runPortcullis(t, "serve", "--data-dir", t.TempDir(), "--secure-port", "0", "--admission-control-config-file", cfg)
 	if err == nil || !strings.Contains(out, "staticManifestsDir requires the ManifestBasedAdmissionControlConfig feature gate to be enabled") {
 		t.Errorf("gate off: err=%v\n%s", err, out)
@@ -241,17 +211,7 @@ webhooks:
 	if err := os.WriteFile(filepath.Join(manifests, "guard.yaml"), []byte(webhookDoc("ValidatingWebhookConfiguration", "guard.static.k8s.io", "/static")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(dir, "admission.yaml")
-	if err := os.WriteFile(cfg, []byte(`apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionWebhook
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: WebhookAdmissionConfiguration
-    staticManifestsDir: `+manifests+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := staticAdmissionConfig(t, dir, "ValidatingAdmissionWebhook", "WebhookAdmissionConfiguration", manifests)
 	apiHook := filepath.Join(dir, "api-hook.yaml")
 	if err := os.WriteFile(apiHook, []byte(webhookDoc("ValidatingWebhookConfiguration", "api-hook", "/api")), 0o600); err != nil {
 		t.Fatal(err)
@@ -268,4 +228,23 @@ plugins:
 	if _, errOut, err := s.Kubectl(t, "delete", "validatingwebhookconfiguration", "api-hook"); err == nil || !strings.Contains(errOut, "api-hook is protected") {
 		t.Errorf("static webhook did not guard the API webhook configuration: %v %s", err, errOut)
 	}
+}
+
+// staticAdmissionConfig writes an AdmissionConfiguration that gives plugin
+// (whose configuration kind is kind) the static manifests in manifests,
+// and returns its path.
+func staticAdmissionConfig(t *testing.T, dir, plugin, kind, manifests string) string {
+	t.Helper()
+	cfg := filepath.Join(dir, "admission.yaml")
+	if err := os.WriteFile(cfg, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: `+plugin+`
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: `+kind+`
+    staticManifestsDir: `+manifests+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
