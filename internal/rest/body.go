@@ -181,3 +181,18 @@ func unsupportedMediaType(ct string) error {
 	return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "",
 		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got %q)", ct), 0, false)
 }
+
+// readObject parses a write's options and decodes its body as an object of
+// res: the common start of create, update and the virtual creates.
+func (h *Handler) readObject(r *http.Request, res *registry.Resource) (runtime.Object, writeOptions, runtime.Object, error) {
+	opts, options, err := parseWriteOptions(r, false)
+	if err != nil {
+		return nil, opts, nil, err
+	}
+	body, err := h.readBody(r)
+	if err != nil {
+		return nil, opts, nil, err
+	}
+	obj, err := h.decodeBody(r, res, body, opts.FieldValidation)
+	return obj, opts, options, err
+}

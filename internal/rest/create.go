@@ -19,17 +19,7 @@ import (
 )
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request, t target) {
-	opts, options, err := parseWriteOptions(r, false)
-	if err != nil {
-		h.rs.Error(w, r, err)
-		return
-	}
-	body, err := h.readBody(r)
-	if err != nil {
-		h.rs.Error(w, r, err)
-		return
-	}
-	obj, err := h.decodeBody(r, t.res, body, opts.FieldValidation)
+	obj, opts, options, err := h.readObject(r, t.res)
 	if err != nil {
 		h.rs.Error(w, r, err)
 		return

@@ -49,7 +49,17 @@ func toScale(obj runtime.Object) (*autoscalingv1.Scale, error) {
 	return s, nil
 }
 
-func (h *Handler) updateScale(w http.ResponseWriter, r *http.Request, t target, body []byte, opts writeOptions, options runtime.Object) {
+func (h *Handler) updateScale(w http.ResponseWriter, r *http.Request, t target) {
+	opts, options, err := parseWriteOptions(r, false)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
+	body, err := h.readBody(r)
+	if err != nil {
+		h.rs.Error(w, r, err)
+		return
+	}
 	scale := &autoscalingv1.Scale{}
 	dec, err := h.c.decoderFor(r.Header.Get("Content-Type"), false)
 	if err != nil {

@@ -19,21 +19,11 @@ import (
 )
 
 func (h *Handler) update(w http.ResponseWriter, r *http.Request, t target) {
-	opts, options, err := parseWriteOptions(r, false)
-	if err != nil {
-		h.rs.Error(w, r, err)
-		return
-	}
-	body, err := h.readBody(r)
-	if err != nil {
-		h.rs.Error(w, r, err)
-		return
-	}
 	if t.sub == "scale" {
-		h.updateScale(w, r, t, body, opts, options)
+		h.updateScale(w, r, t)
 		return
 	}
-	obj, err := h.decodeBody(r, t.res, body, opts.FieldValidation)
+	obj, opts, options, err := h.readObject(r, t.res)
 	if err != nil {
 		h.rs.Error(w, r, err)
 		return

@@ -12,17 +12,7 @@ import (
 type VirtualFunc func(ctx context.Context, obj runtime.Object, dryRun bool) (runtime.Object, error)
 
 func (h *Handler) createVirtual(w http.ResponseWriter, r *http.Request, t target) {
-	opts, _, err := parseWriteOptions(r, false)
-	if err != nil {
-		h.rs.Error(w, r, err)
-		return
-	}
-	body, err := h.readBody(r)
-	if err != nil {
-		h.rs.Error(w, r, err)
-		return
-	}
-	obj, err := h.decodeBody(r, t.res, body, opts.FieldValidation)
+	obj, opts, _, err := h.readObject(r, t.res)
 	if err != nil {
 		h.rs.Error(w, r, err)
 		return
