@@ -144,8 +144,10 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		if err != nil {
 			return nil, false, apierrors.NewInternalError(err)
 		}
-		if bytes.Equal(data, kv.Value) {
-			// Nothing changed: no write, the resourceVersion stays.
+		if bytes.Equal(data, kv.Value) && !kv.Stale {
+			// Nothing changed: no write, the resourceVersion stays. A
+			// stale value (written with a key being rotated out) is
+			// rewritten, which is how `kubectl replace` moves it.
 			setRV(obj, kv.ModRevision)
 			return obj, false, nil
 		}

@@ -56,6 +56,10 @@ type Config struct {
 	// FeatureGates are --feature-gates: ManifestBasedAdmissionControlConfig
 	// (alpha, off) and ServiceAccountNodeAudienceRestriction (on).
 	FeatureGates map[string]bool
+	// EncryptionProviderConfig and EncryptionProviderConfigAutomaticReload
+	// configure encryption at rest, with kube-apiserver's flags.
+	EncryptionProviderConfig                string
+	EncryptionProviderConfigAutomaticReload bool
 	// Profiling serves /debug/pprof, as kube-apiserver's --profiling.
 	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.
@@ -103,6 +107,9 @@ func (c *Config) Validate() error {
 		if _, ok := knownGates[name]; !ok {
 			errs = append(errs, fmt.Errorf("--feature-gates: unrecognized feature gate: %s", name))
 		}
+	}
+	if c.EncryptionProviderConfigAutomaticReload && c.EncryptionProviderConfig == "" {
+		errs = append(errs, errors.New("--encryption-provider-config-automatic-reload must be set with --encryption-provider-config"))
 	}
 	if c.CompactionInterval < 0 {
 		errs = append(errs, errors.New("--etcd-compaction-interval: must not be negative"))

@@ -92,10 +92,19 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 	a := &api{stopping: make(chan struct{})}
+	metricsRegistry := metrics.NewRegistry()
+	encrypted, err := newEncryption(d.config, reg, d.store, metricsRegistry.Prometheus(), d.log)
+	if err != nil {
+		return nil, err
+	}
+	if encrypted != nil {
+		// Everything below reads and writes through encryption.
+		d.store = encrypted
+		a.background = append(a.background, encrypted.Run)
+	}
 	// Admission plugins, authenticators and authorizers read through the
 	// REST handler, built after them.
 	var restHandler *rest.Handler
-	metricsRegistry := metrics.NewRegistry()
 	authorization, err := newAuthorization(d.config, reg, d.store, func(res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
 		return restHandler.DecodeStored(res, kv)
 	}, func() *rest.Handler { return restHandler }, metricsRegistry.Prometheus(), d.log)
@@ -206,6 +215,14 @@ func newAPI(d apiDeps) (*api, error) {
 	health := healthz.Handler{Endpoint: "healthz", Checks: []healthz.Check{healthz.Ping, storeCheck}}
 	live := healthz.Handler{Endpoint: "livez", Checks: []healthz.Check{healthz.Ping, storeCheck}}
 	ready := healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, storeCheck, authnCheck, authzCheck, readyCheck}}
+	if encrypted != nil && encrypted.HasKMS() {
+		// As kube-apiserver: one check for all KMS plugins, on healthz
+		// and readyz but not livez (a plugin that is down is no reason to
+		// restart the server).
+		kms := healthz.Check{Name: "kms-providers", Fn: encrypted.Check}
+		health.Checks = append(health.Checks, kms)
+		ready.Checks = append(ready.Checks, kms)
+	}
 
 	var mux http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path

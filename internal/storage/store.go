@@ -9,6 +9,10 @@ type KeyValue struct {
 	Value          []byte
 	CreateRevision int64
 	ModRevision    int64
+	// Stale is set by a store that transforms values (encryption at rest)
+	// when Value was read through something other than what it writes now,
+	// an older key for example: a rewrite is due even if Value is unchanged.
+	Stale bool
 }
 
 // EventType says what happened to a key.

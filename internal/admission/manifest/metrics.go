@@ -3,8 +3,9 @@ package manifest
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"time"
+
+	pmetrics "github.com/portcullis/portcullis/internal/metrics"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -42,27 +43,16 @@ func newMetrics(reg prometheus.Registerer, plugin Kind, serverID string) (*metri
 		return m, nil
 	}
 	var err error
-	if m.reloads, err = register(reg, m.reloads); err != nil {
+	if m.reloads, err = pmetrics.Register(reg, m.reloads); err != nil {
 		return nil, err
 	}
-	if m.last, err = register(reg, m.last); err != nil {
+	if m.last, err = pmetrics.Register(reg, m.last); err != nil {
 		return nil, err
 	}
-	if m.info, err = register(reg, m.info); err != nil {
+	if m.info, err = pmetrics.Register(reg, m.info); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
-	err := reg.Register(c)
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing, nil
-		}
-	}
-	return c, err
 }
 
 // idHash hides the server's id the way the reference does; an empty id

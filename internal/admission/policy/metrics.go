@@ -1,8 +1,9 @@
 package policy
 
 import (
-	"errors"
 	"time"
+
+	pmetrics "github.com/portcullis/portcullis/internal/metrics"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -39,23 +40,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, checkLabels),
 	}
 	if reg != nil {
-		m.checks = register(reg, m.checks)
-		m.latency = register(reg, m.latency)
+		m.checks = pmetrics.MustRegister(reg, m.checks)
+		m.latency = pmetrics.MustRegister(reg, m.latency)
 	}
 	return m
-}
-
-// register registers c, or returns the collector already registered under
-// its name: the manifest-based and the API-based plugin share the metrics.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	err := reg.Register(c)
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	return c
 }
 
 func (m *metrics) observe(policy, binding, errType, enforcement string, elapsed time.Duration) {

@@ -1,9 +1,10 @@
 package webhook
 
 import (
-	"errors"
 	"strconv"
 	"time"
+
+	pmetrics "github.com/portcullis/portcullis/internal/metrics"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -61,28 +62,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, conditionLabels),
 	}
 	if reg != nil {
-		m.duration = register(reg, m.duration)
-		m.rejections = register(reg, m.rejections)
-		m.failOpen = register(reg, m.failOpen)
-		m.requests = register(reg, m.requests)
-		m.conditionErrors = register(reg, m.conditionErrors)
-		m.conditionExclusions = register(reg, m.conditionExclusions)
-		m.conditionSeconds = register(reg, m.conditionSeconds)
+		m.duration = pmetrics.MustRegister(reg, m.duration)
+		m.rejections = pmetrics.MustRegister(reg, m.rejections)
+		m.failOpen = pmetrics.MustRegister(reg, m.failOpen)
+		m.requests = pmetrics.MustRegister(reg, m.requests)
+		m.conditionErrors = pmetrics.MustRegister(reg, m.conditionErrors)
+		m.conditionExclusions = pmetrics.MustRegister(reg, m.conditionExclusions)
+		m.conditionSeconds = pmetrics.MustRegister(reg, m.conditionSeconds)
 	}
 	return m
-}
-
-// register registers c or returns the collector already registered under
-// its name: both plugins (and the policies) share some of these metrics.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	err := reg.Register(c)
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	return c
 }
 
 func capCode(code int) string {

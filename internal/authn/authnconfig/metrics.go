@@ -1,9 +1,10 @@
 package authnconfig
 
 import (
-	"errors"
 	"sync"
 	"time"
+
+	pmetrics "github.com/portcullis/portcullis/internal/metrics"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -45,27 +46,16 @@ func newMetrics(reg prometheus.Registerer, apiServerID string, now func() time.T
 	// A second Authenticator on the same registry (a restart within one
 	// process, tests) shares the collectors already there.
 	var err error
-	if m.reloads, err = register(reg, m.reloads); err != nil {
+	if m.reloads, err = pmetrics.Register(reg, m.reloads); err != nil {
 		return nil, err
 	}
-	if m.lastTime, err = register(reg, m.lastTime); err != nil {
+	if m.lastTime, err = pmetrics.Register(reg, m.lastTime); err != nil {
 		return nil, err
 	}
-	if m.info, err = register(reg, m.info); err != nil {
+	if m.info, err = pmetrics.Register(reg, m.info); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
-	err := reg.Register(c)
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing, nil
-		}
-	}
-	return c, err
 }
 
 func (m *metrics) success(hash string) {

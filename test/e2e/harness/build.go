@@ -16,12 +16,25 @@ import (
 // a few minutes.
 const buildTimeout = 15 * time.Minute
 
-var portcullis struct {
+// binary is one program built once per test process into dir.
+type binary struct {
+	pkg  string // the package to build, from the module root
+	env  string // names a prebuilt binary to use instead
 	once sync.Once
-	dir  string // temporary directory removed by Main
 	path string
 	err  error
 }
+
+var (
+	// buildDir holds the binaries built for this run; Main removes it.
+	buildDir struct {
+		once sync.Once
+		path string
+		err  error
+	}
+	portcullis = &binary{pkg: "./cmd/portcullis", env: "PORTCULLIS_BINARY"}
+	kmsPlugin  = &binary{pkg: "./test/kmsplugin", env: "PORTCULLIS_KMSPLUGIN_BINARY"}
+)
 
 // Main runs the tests of a package that uses the harness and then removes the
 // binaries built for this run. Call it from TestMain:
@@ -29,8 +42,8 @@ var portcullis struct {
 //	func TestMain(m *testing.M) { harness.Main(m) }
 func Main(m *testing.M) {
 	code := m.Run()
-	if portcullis.dir != "" {
-		_ = os.RemoveAll(portcullis.dir)
+	if buildDir.path != "" {
+		_ = os.RemoveAll(buildDir.path)
 	}
 	os.Exit(code)
 }
@@ -40,22 +53,35 @@ func Main(m *testing.M) {
 // set, names a prebuilt binary to use instead.
 func BuildPortcullis(t testing.TB) string {
 	t.Helper()
-	portcullis.once.Do(func() {
-		if bin := os.Getenv("PORTCULLIS_BINARY"); bin != "" {
-			portcullis.path, portcullis.err = filepath.Abs(bin)
+	return portcullis.get(t)
+}
+
+// BuildKMSPlugin returns the path of the test KMS v2 plugin
+// (test/kmsplugin), built on first use like BuildPortcullis;
+// PORTCULLIS_KMSPLUGIN_BINARY names a prebuilt one.
+func BuildKMSPlugin(t testing.TB) string {
+	t.Helper()
+	return kmsPlugin.get(t)
+}
+
+func (b *binary) get(t testing.TB) string {
+	t.Helper()
+	b.once.Do(func() {
+		if bin := os.Getenv(b.env); bin != "" {
+			b.path, b.err = filepath.Abs(bin)
 			return
 		}
-		portcullis.dir, portcullis.err = os.MkdirTemp("", "portcullis-e2e-")
-		if portcullis.err != nil {
+		buildDir.once.Do(func() { buildDir.path, buildDir.err = os.MkdirTemp("", "portcullis-e2e-") })
+		if b.err = buildDir.err; b.err != nil {
 			return
 		}
-		portcullis.path = filepath.Join(portcullis.dir, "portcullis")
-		portcullis.err = goBuild(portcullis.path, "./cmd/portcullis")
+		b.path = filepath.Join(buildDir.path, filepath.Base(b.pkg))
+		b.err = goBuild(b.path, b.pkg)
 	})
-	if portcullis.err != nil {
-		t.Fatalf("building portcullis: %v", portcullis.err)
+	if b.err != nil {
+		t.Fatalf("building %s: %v", b.pkg, b.err)
 	}
-	return portcullis.path
+	return b.path
 }
 
 // goBuild runs `go build -o out pkg` in the module root with extra flags.
