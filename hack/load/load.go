@@ -27,6 +27,10 @@ type loadConfig struct {
 	objects    int
 	namespace  string
 	keep       bool
+	// kind is what the load writes and reads: configmaps, or secrets of
+	// size bytes (to measure encryption at rest).
+	kind string
+	size int
 }
 
 var opOrder = []string{"create", "get", "list"}
@@ -42,6 +46,10 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 	case "create", "get", "list", "mixed":
 	default:
 		return fmt.Errorf("unknown -op %q: want create, get, list or mixed", cfg.op)
+	}
+	kind, err := newKind(cfg.kind, cfg.size)
+	if err != nil {
+		return err
 	}
 	base, err := clientcmd.BuildConfigFromFlags("", cfg.kubeconfig)
 	if err != nil {
@@ -67,19 +75,19 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 	}
 	defer cleanup()
 	if cfg.op != "create" {
-		if err := createObjects(ctx, clients, ns, cfg.objects); err != nil {
+		if err := createObjects(ctx, clients, kind, ns, cfg.objects); err != nil {
 			return err
 		}
 	}
 
-	fmt.Printf("%d clients, %s, op %s, namespace %s, server %s\n", cfg.clients, cfg.duration, cfg.op, ns, base.Host)
+	fmt.Printf("%d clients, %s, op %s, kind %s, namespace %s, server %s\n", cfg.clients, cfg.duration, cfg.op, cfg.kind, ns, base.Host)
 	start := time.Now()
 	deadline := start.Add(cfg.duration)
 	perClient := make([]map[string]*opStats, cfg.clients)
 	var wg sync.WaitGroup
 	for i, c := range clients {
 		perClient[i] = map[string]*opStats{}
-		w := worker{id: i, client: c, ns: ns, objects: cfg.objects, op: cfg.op, stats: perClient[i],
+		w := worker{id: i, client: c, kind: kind, ns: ns, objects: cfg.objects, op: cfg.op, stats: perClient[i],
 			rand: rand.New(rand.NewPCG(uint64(i), uint64(time.Now().UnixNano())))}
 		wg.Go(func() { w.run(ctx, deadline) })
 	}
@@ -126,13 +134,13 @@ func prepareNamespace(ctx context.Context, c kubernetes.Interface, cfg loadConfi
 }
 
 // createObjects makes the ConfigMaps obj-0..obj-(n-1) that get and list read.
-func createObjects(ctx context.Context, clients []kubernetes.Interface, ns string, n int) error {
+func createObjects(ctx context.Context, clients []kubernetes.Interface, k kind, ns string, n int) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(clients))
 	for w, c := range clients {
 		wg.Go(func() {
 			for i := w; i < n; i += len(clients) {
-				if _, err := c.CoreV1().ConfigMaps(ns).Create(ctx, configMap(fmt.Sprintf("obj-%d", i), "objects"), metav1.CreateOptions{}); err != nil {
+				if err := k.create(ctx, c, ns, fmt.Sprintf("obj-%d", i), "objects"); err != nil {
 					errs[w] = fmt.Errorf("creating obj-%d: %w", i, err)
 					return
 				}
@@ -143,20 +151,11 @@ func createObjects(ctx context.Context, clients []kubernetes.Interface, ns strin
 	return errors.Join(errs...)
 }
 
-// configMap is the small object every create writes (about 200 bytes
-// stored); set tells the pre-created objects that get and list read from
-// those the create op adds.
-func configMap(name, set string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "load", "set": set}},
-		Data:       map[string]string{"key": "value", "other": "a small configuration value"},
-	}
-}
-
 // worker is one client's loop.
 type worker struct {
 	id      int
 	client  kubernetes.Interface
+	kind    kind
 	ns      string
 	objects int
 	op      string
@@ -194,17 +193,13 @@ func (w *worker) run(ctx context.Context, deadline time.Time) {
 }
 
 func (w *worker) do(ctx context.Context, op string) error {
-	cms := w.client.CoreV1().ConfigMaps(w.ns)
 	switch op {
 	case "create":
 		w.created++
-		_, err := cms.Create(ctx, configMap(fmt.Sprintf("c%d-%d", w.id, w.created), "created"), metav1.CreateOptions{})
-		return err
+		return w.kind.create(ctx, w.client, w.ns, fmt.Sprintf("c%d-%d", w.id, w.created), "created")
 	case "get":
-		_, err := cms.Get(ctx, fmt.Sprintf("obj-%d", w.rand.IntN(w.objects)), metav1.GetOptions{})
-		return err
+		return w.kind.get(ctx, w.client, w.ns, fmt.Sprintf("obj-%d", w.rand.IntN(w.objects)))
 	default:
-		_, err := cms.List(ctx, metav1.ListOptions{LabelSelector: "set=objects"})
-		return err
+		return w.kind.list(ctx, w.client, w.ns, "set=objects")
 	}
 }

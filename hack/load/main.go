@@ -16,7 +16,9 @@ func main() {
 		clients    = flag.Int("clients", 32, "concurrent clients")
 		duration   = flag.Duration("duration", 10*time.Second, "how long to run")
 		op         = flag.String("op", "create", "operation: create, get, list or mixed")
-		objects    = flag.Int("objects", 100, "ConfigMaps created beforehand for get, list and mixed")
+		objects    = flag.Int("objects", 100, "objects created beforehand for get, list and mixed")
+		kind       = flag.String("kind", "configmaps", "objects to load: configmaps, or secrets (of -size bytes, to measure encryption at rest)")
+		size       = flag.Int("size", 1024, "bytes of data in each secret, with -kind secrets")
 		namespace  = flag.String("namespace", "", "namespace to work in (default: a new load-* namespace)")
 		keep       = flag.Bool("keep", false, "keep the namespace afterwards")
 		startup    = flag.String("startup", "", "measure start-up of this portcullis binary instead of load")
@@ -40,6 +42,8 @@ func main() {
 			objects:    *objects,
 			namespace:  *namespace,
 			keep:       *keep,
+			kind:       *kind,
+			size:       *size,
 		})
 	}
 	if err != nil {
