@@ -3,16 +3,14 @@ package kmsv2
 import (
 	"container/list"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/status"
 
+	"github.com/portcullis/portcullis/internal/configfile"
+	"github.com/portcullis/portcullis/internal/encryption/value"
 	"github.com/portcullis/portcullis/internal/metrics"
 )
 
@@ -163,32 +161,14 @@ func (m *metricSet) interceptor() grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		start := time.Now()
 		err := invoker(ctx, method, req, reply, cc, opts...)
-		m.kmsLatency.WithLabelValues(m.provider, method, grpcCode(err)).Observe(time.Since(start).Seconds())
+		m.kmsLatency.WithLabelValues(m.provider, method, value.StatusOf(err)).Observe(time.Since(start).Seconds())
 		return err
 	}
 }
 
-// grpcCode is the grpc_status_code label, as kube-apiserver computes it.
-func grpcCode(err error) string {
-	if err == nil {
-		return "OK"
-	}
-	var s interface{ GRPCStatus() *status.Status }
-	if errors.As(err, &s) {
-		return s.GRPCStatus().Code().String()
-	}
-	return "unknown-non-grpc"
-}
-
 // hashIfNotEmpty is how key ids and the apiserver id appear in labels and
 // logs: "sha256:<hex>", or "" for "".
-func hashIfNotEmpty(s string) string {
-	if s == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func hashIfNotEmpty(s string) string { return configfile.Hash([]byte(s)) }
 
 // lru is a small least-recently-used map whose evictions call onEvict.
 type lru[K comparable, V any] struct {

@@ -54,12 +54,12 @@ func (m *Metrics) record(resource, kind, prefix string, start time.Time, err err
 		return
 	}
 	m.latency.WithLabelValues(kind, prefix).Observe(time.Since(start).Seconds())
-	m.ops.WithLabelValues(resource, kind, prefix, statusOf(err)).Inc()
+	m.ops.WithLabelValues(resource, kind, prefix, StatusOf(err)).Inc()
 }
 
-// statusOf is the status label: "OK", the gRPC code of a KMS plugin's
+// StatusOf is the status label of a transformation or a KMS plugin call: "OK", the gRPC code of a KMS plugin's
 // error, or "unknown-non-grpc" for failures outside a plugin call.
-func statusOf(err error) string {
+func StatusOf(err error) string {
 	if err == nil {
 		return "OK"
 	}
