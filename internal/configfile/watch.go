@@ -11,10 +11,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// ErrRetry marks an Apply error worth retrying with the same content (a
-// plugin that is not ready yet); other errors wait for new content.
-var ErrRetry = errors.New("retry")
-
 // Watcher hands each new content of a file to Apply.
 type Watcher struct {
 	// Path is the file.
@@ -23,13 +19,18 @@ type Watcher struct {
 	// missed (kube-apiserver polls once a minute).
 	Interval time.Duration
 	// Apply takes new content and its hash; an error keeps the
-	// configuration in use.
+	// configuration in use (see ErrRetry and ErrUnchanged).
 	Apply func(ctx context.Context, data []byte, hash string) error
 	// Metrics may be nil.
 	Metrics *Metrics
-	Logger  *slog.Logger
+	// Logger may be nil: slog.Default().
+	Logger *slog.Logger
 	// What names the configuration in logs: "encryption config".
 	What string
+	// Watching, if set, is called once Run has its file watch in place
+	// (or has given up on it and polls only): a change made after that
+	// does not wait for the poll. Tests synchronise on it.
+	Watching func()
 }
 
 // Run follows the file until ctx is done, starting from the content of
@@ -37,7 +38,7 @@ type Watcher struct {
 // editors that replace the file and ConfigMap volumes that swap a symlink
 // are noticed too.
 func (w *Watcher) Run(ctx context.Context, hash string) {
-	log := w.Logger.With("path", w.Path)
+	log := w.logger()
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	fw, err := fsnotify.NewWatcher()
@@ -51,6 +52,9 @@ func (w *Watcher) Run(ctx context.Context, hash string) {
 	} else {
 		defer fw.Close()
 		events, errs = fw.Events, fw.Errors
+	}
+	if w.Watching != nil {
+		w.Watching()
 	}
 	tick := time.NewTicker(w.Interval)
 	defer tick.Stop()
@@ -72,35 +76,55 @@ func (w *Watcher) Run(ctx context.Context, hash string) {
 			}
 			continue
 		}
-		hash = w.check(ctx, log, hash)
+		hash, _ = w.check(ctx, log, hash)
 	}
 }
 
-// check applies the file if its content differs from the content of
-// tracked, and returns the hash now tracked.
-func (w *Watcher) check(ctx context.Context, log *slog.Logger, tracked string) string {
+// Check is one look at the file, as Run takes at every event and poll:
+// it applies the file if its content differs from the content of tracked,
+// logs and records the outcome, and returns the hash now tracked and why
+// changed content was not applied (nil when it was, or when nothing
+// changed). Components that drive reloads themselves, and tests, call it.
+func (w *Watcher) Check(ctx context.Context, tracked string) (string, error) {
+	return w.check(ctx, w.logger(), tracked)
+}
+
+func (w *Watcher) logger() *slog.Logger {
+	log := w.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return log.With("path", w.Path)
+}
+
+func (w *Watcher) check(ctx context.Context, log *slog.Logger, tracked string) (string, error) {
 	data, err := os.ReadFile(w.Path)
 	if err != nil {
 		log.Error(w.What+": reading the file failed, keeping the current configuration", "err", err)
 		w.Metrics.Failure()
-		return tracked
+		return tracked, err
 	}
 	hash := Hash(data)
 	if hash == tracked {
-		return tracked
+		return tracked, nil
 	}
-	if err := w.Apply(ctx, data, hash); err != nil {
-		if ctx.Err() != nil {
-			return tracked
-		}
-		log.Error(w.What+": not applied, keeping the current configuration", "hash", hash, "err", err)
-		w.Metrics.Failure()
-		if errors.Is(err, ErrRetry) {
-			return tracked
-		}
-		return hash
+	err = w.Apply(ctx, data, hash)
+	switch {
+	case err == nil:
+		log.Info(w.What+": reloaded", "hash", hash)
+		w.Metrics.Success(hash)
+		return hash, nil
+	case errors.Is(err, ErrUnchanged):
+		log.Debug(w.What+": new content, same configuration; nothing to reload", "hash", hash)
+		return hash, nil
+	case ctx.Err() != nil:
+		// Stopping: the content was not judged, so it is not tracked.
+		return tracked, err
 	}
-	log.Info(w.What+": reloaded", "hash", hash)
-	w.Metrics.Success(hash)
-	return hash
+	log.Error(w.What+": not applied, keeping the current configuration", "hash", hash, "err", err)
+	w.Metrics.Failure()
+	if errors.Is(err, ErrRetry) {
+		return tracked, err
+	}
+	return hash, err
 }

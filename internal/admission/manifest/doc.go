@@ -12,8 +12,8 @@
 //     webhooks, no params, bindings naming a policy of the same set);
 //   - load.go ties these together into Load;
 //   - watch.go re-loads on fsnotify events and on a poll, swapping the Set
-//     only when the new one is valid in full, and records the metrics of
-//     metrics.go.
+//     only when the new one is valid in full, and records the reload
+//     metrics (internal/configfile's, with a plugin label).
 //
 // The package knows nothing about how the objects are evaluated: the caller
 // supplies defaulting and API validation as a function and receives each new

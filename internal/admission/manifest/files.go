@@ -1,12 +1,12 @@
 package manifest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // file is one manifest file as read from disk.
@@ -16,9 +16,9 @@ type file struct {
 }
 
 // readFiles reads the manifest files of dir in name order and hashes them.
-// The hash is the reference's: "sha256:" and the hex digest of every
-// non-empty file's contents each followed by a zero byte; a directory with
-// no such content hashes to "". Reading everything before decoding anything
+// The hash is the reference's: configfile.Hash of every non-empty file's
+// contents each followed by a zero byte, so "" for a directory with no
+// such content. Reading everything before decoding anything
 // is what lets a reload be judged as a whole.
 func readFiles(dir string) ([]file, string, error) {
 	entries, err := os.ReadDir(dir) // sorted by name
@@ -26,7 +26,7 @@ func readFiles(dir string) ([]file, string, error) {
 		return nil, "", &LoadError{File: dir, Err: fmt.Errorf("%w: %w", ErrRead, err)}
 	}
 	var files []file
-	h := sha256.New()
+	var all []byte
 	for _, e := range entries {
 		if !isManifestName(e.Name()) {
 			continue
@@ -48,14 +48,10 @@ func readFiles(dir string) ([]file, string, error) {
 		if len(data) == 0 {
 			continue
 		}
-		h.Write(data)
-		h.Write([]byte{0})
+		all = append(append(all, data...), 0)
 		files = append(files, file{path: path, data: data})
 	}
-	if len(files) == 0 {
-		return nil, "", nil
-	}
-	return files, "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return files, configfile.Hash(all), nil
 }
 
 func isManifestName(name string) bool {

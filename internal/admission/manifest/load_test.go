@@ -304,7 +304,7 @@ func TestHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := idHash("a\x00b\x00"); got != want {
+	if want := "sha256:8fb20ef63ced4145fc2e983ffe597d1dcff39154c3bf21f0fa9dde6a0c50fdc9"; got != want {
 		t.Fatalf("hash %s, want %s", got, want)
 	}
 }

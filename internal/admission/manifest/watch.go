@@ -10,6 +10,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // DefaultPollInterval is the reference's fallback poll period.
@@ -37,7 +39,7 @@ type Watcher struct {
 	validate ValidateFunc
 	onChange func(prev, next *Set)
 	log      *slog.Logger
-	metrics  *metrics
+	metrics  *configfile.Metrics
 	serverID string
 	interval time.Duration
 
@@ -62,7 +64,16 @@ func NewWatcher(dir string, plugin Kind, validate ValidateFunc, onChange func(pr
 	if err := plugin.valid(); err != nil {
 		return nil, err
 	}
-	m, err := newMetrics(reg, plugin, w.serverID)
+	// The four plugins' watchers share one registry: each plugin label
+	// has collectors of its own there, found again by a later watcher.
+	m, err := configfile.NewMetrics(reg, configfile.MetricsOptions{
+		Controller:   "manifest_admission_config_controller",
+		ReloadsHelp:  "Total number of automatic reloads of admission manifest configuration split by status, plugin, and apiserver identity.",
+		LastTimeHelp: "Timestamp of the last automatic reload of admission manifest configuration split by status, plugin, and apiserver identity.",
+		InfoHelp:     "Information about the last applied admission manifest configuration with hash as label, split by plugin and apiserver identity.",
+		APIServerID:  w.serverID,
+		ConstLabels:  prometheus.Labels{"plugin": string(plugin)},
+	})
 	if err != nil {
 		return nil, fmt.Errorf("manifest metrics: %w", err)
 	}
@@ -74,7 +85,7 @@ func NewWatcher(dir string, plugin Kind, validate ValidateFunc, onChange func(pr
 	w.tried = set.Hash
 	w.current.Store(set)
 	// The reference counts the initial load as a successful reload.
-	w.metrics.success(time.Now(), set.Hash)
+	w.metrics.Success(set.Hash)
 	w.log.Info("loaded static admission manifests", "objects", len(set.Objects), "hash", set.Hash)
 	if w.onChange != nil {
 		w.onChange(nil, set)
@@ -142,7 +153,7 @@ func (w *Watcher) Check() bool {
 	defer w.mu.Unlock()
 	hash, err := Hash(w.dir)
 	if err != nil {
-		w.metrics.failure(time.Now())
+		w.metrics.Failure()
 		w.log.Error("static admission manifests not reloaded; the previous configuration stays in force", "err", err)
 		return false
 	}
@@ -152,7 +163,7 @@ func (w *Watcher) Check() bool {
 	set, err := Load(w.dir, w.plugin, w.validate)
 	if err != nil {
 		w.tried = hash
-		w.metrics.failure(time.Now())
+		w.metrics.Failure()
 		w.log.Error("static admission manifests not reloaded; the previous configuration stays in force", "err", err)
 		return false
 	}
@@ -160,7 +171,7 @@ func (w *Watcher) Check() bool {
 	// may be newer than hash if a writer raced us.
 	w.tried = set.Hash
 	prev := w.current.Swap(set)
-	w.metrics.success(time.Now(), set.Hash)
+	w.metrics.Success(set.Hash)
 	w.log.Info("reloaded static admission manifests", "objects", len(set.Objects), "hash", set.Hash)
 	if w.onChange != nil {
 		w.onChange(prev, set)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // writeAtomic is the documented way to change a manifest: write a temporary
@@ -43,6 +45,8 @@ func (r *recorder) n() int {
 	defer r.mu.Unlock()
 	return len(r.calls)
 }
+
+const metricPrefix = "apiserver_manifest_admission_config_controller_"
 
 func reloads(t *testing.T, reg *prometheus.Registry, status string) float64 {
 	t.Helper()
@@ -113,7 +117,7 @@ func TestWatcherCheck(t *testing.T) {
 		want := `
 # HELP apiserver_manifest_admission_config_controller_last_config_info Information about the last applied admission manifest configuration with hash as label, split by plugin and apiserver identity.
 # TYPE apiserver_manifest_admission_config_controller_last_config_info gauge
-apiserver_manifest_admission_config_controller_last_config_info{apiserver_id_hash="` + idHash("server-1") + `",hash="` + next.Hash + `",plugin="ValidatingAdmissionPolicy"} 1
+apiserver_manifest_admission_config_controller_last_config_info{apiserver_id_hash="` + configfile.Hash([]byte("server-1")) + `",hash="` + next.Hash + `",plugin="ValidatingAdmissionPolicy"} 1
 `
 		if err := testutil.GatherAndCompare(reg, strings.NewReader(want), metricPrefix+"last_config_info"); err != nil {
 			t.Fatal(err)

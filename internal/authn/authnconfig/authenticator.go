@@ -15,6 +15,7 @@ import (
 
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/authn/jwt"
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // Options are what the authenticator needs besides the configuration.
@@ -73,7 +74,7 @@ type Authenticator struct {
 	opts    Options
 	path    string
 	initial *Config
-	metrics *metrics
+	metrics *configfile.Metrics
 
 	cur     atomic.Pointer[generation]
 	running atomic.Bool
@@ -97,7 +98,16 @@ func NewAuthenticator(cfg *Config, opts Options) (*Authenticator, error) {
 	if cfg == nil {
 		cfg = &Config{api: &apiserverv1.AuthenticationConfiguration{}}
 	}
-	m, err := newMetrics(opts.Registerer, opts.APIServerID, opts.Now)
+	// A second Authenticator on the same registry (a restart within one
+	// process, tests) shares the collectors already there.
+	m, err := configfile.NewMetrics(opts.Registerer, configfile.MetricsOptions{
+		Controller:   "authentication_config_controller",
+		ReloadsHelp:  "[BETA] Total number of automatic reloads of authentication configuration split by status and apiserver identity.",
+		LastTimeHelp: "[BETA] Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.",
+		InfoHelp:     "[ALPHA] Information about the last applied authentication configuration with hash as label, split by apiserver identity.",
+		APIServerID:  opts.APIServerID,
+		Now:          opts.Now,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("registering authentication config metrics: %w", err)
 	}
@@ -108,7 +118,7 @@ func NewAuthenticator(cfg *Config, opts Options) (*Authenticator, error) {
 	}
 	a.cur.Store(g)
 	if cfg.hash != "" {
-		m.info.set(m.idHash, cfg.hash)
+		m.Loaded(cfg.hash)
 	}
 	return a, nil
 }
@@ -159,8 +169,8 @@ func (a *Authenticator) Run(ctx context.Context) {
 	}
 	start(a.cur.Load())
 	if a.path != "" {
-		w := &watcher{a: a, start: start, tracked: a.initial.hash}
-		w.run(ctx)
+		r := &reloader{a: a, start: start}
+		r.watch(ctx)
 	} else {
 		<-ctx.Done()
 	}

@@ -1,13 +1,13 @@
 package authnconfig
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"os"
 
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
 
 	"github.com/portcullis/portcullis/internal/authn/jwt"
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // LoadOptions are what validation needs besides the file.
@@ -50,16 +50,7 @@ func Parse(data []byte, opts LoadOptions) (*Config, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, errs.ToAggregate())
 	}
-	return &Config{hash: Hash(data), api: api, jwt: compiled}, nil
-}
-
-// Hash is the content hash used to notice changes and reported in the
-// last_config_info metric: "sha256:" and the hex digest, as kube-apiserver.
-func Hash(data []byte) string {
-	if len(data) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("sha256:%x", sha256.Sum256(data))
+	return &Config{hash: configfile.Hash(data), api: api, jwt: compiled}, nil
 }
 
 // Path is the file the configuration came from ("" for Parse).
@@ -70,7 +61,8 @@ func (c *Config) Path() string {
 	return c.path
 }
 
-// Hash is the content hash of the file.
+// Hash is the content hash of the file (configfile.Hash), used to notice
+// changes and reported in the last_config_info metric.
 func (c *Config) Hash() string {
 	if c == nil {
 		return ""

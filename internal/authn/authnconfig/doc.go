@@ -13,11 +13,12 @@
 // # Serving and reloading
 //
 // NewAuthenticator builds the JWT authenticators; Run contacts their
-// issuers and watches the file (fsnotify on its directory plus a poll
-// every minute). A change is detected by content hash: an unchanged hash
-// does nothing; a file that does not decode or validate is logged and the
-// current configuration stays; a valid one is built, its issuers are given
-// UpdateTimeout to answer, and it replaces the current one atomically. The
+// issuers and watches the file with a configfile.Watcher (fsnotify on its
+// directory plus a poll every minute). A change is detected by content
+// hash: an unchanged hash does nothing; a file that does not decode or
+// validate is logged and the current configuration stays; a valid one is
+// built, its issuers are given UpdateTimeout to answer (or it is retried
+// at the next look), and it replaces the current one atomically. The
 // anonymous field cannot change by reload. Metrics, as kube-apiserver:
 //
 //	apiserver_authentication_config_controller_automatic_reloads_total{status,apiserver_id_hash}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/portcullis/portcullis/internal/authn/jwt"
 	"github.com/portcullis/portcullis/internal/authn/jwt/oidctest"
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // kube-apiserver's metric test uses this ID; the hash must agree.
@@ -111,7 +112,8 @@ func TestReload(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 
 	reloads := func(status string) float64 {
-		return testutil.ToFloat64(a.metrics.reloads.WithLabelValues(status, testAPIServerIDHash))
+		n, _ := a.metrics.Reloads(status)
+		return n
 	}
 	info := func(hash string) string {
 		return fmt.Sprintf(`# HELP apiserver_authentication_config_controller_last_config_info [ALPHA] Information about the last applied authentication configuration with hash as label, split by apiserver identity.
@@ -141,11 +143,11 @@ apiserver_authentication_config_controller_last_config_info{apiserver_id_hash="%
 		if reloads("success") != 1 || reloads("failure") != 0 {
 			t.Fatalf("success=%v failure=%v", reloads("success"), reloads("failure"))
 		}
-		if err := testutil.GatherAndCompare(reg, strings.NewReader(info(Hash([]byte(content)))), "apiserver_authentication_config_controller_last_config_info"); err != nil {
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(info(configfile.Hash([]byte(content)))), "apiserver_authentication_config_controller_last_config_info"); err != nil {
 			t.Fatal(err)
 		}
-		if n := testutil.ToFloat64(a.metrics.lastTime.WithLabelValues("success", testAPIServerIDHash)); time.Since(time.Unix(int64(n), 0)) > time.Minute {
-			t.Fatalf("last success timestamp %v", n)
+		if _, last := a.metrics.Reloads("success"); time.Since(last) > time.Minute {
+			t.Fatalf("last success timestamp %v", last)
 		}
 	})
 
@@ -198,12 +200,12 @@ apiserver_authentication_config_controller_last_config_info{apiserver_id_hash="%
 
 func TestReloadMetricNames(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := newMetrics(reg, testAPIServerID, func() time.Time { return time.Unix(1689101941, 0) })
+	a, err := NewAuthenticator(nil, Options{APIServerID: testAPIServerID, Registerer: reg, Now: func() time.Time { return time.Unix(1689101941, 0) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.failure()
-	m.success("sha256:abc")
+	a.metrics.Failure()
+	a.metrics.Success("sha256:abc")
 	want := `# HELP apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds [BETA] Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.
 # TYPE apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds gauge
 apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds{apiserver_id_hash="sha256:14f9d63e669337ac6bfda2e2162915ee6a6067743eddd4e5c374b572f951ff37",status="failure"} 1.689101941e+09
@@ -220,7 +222,7 @@ apiserver_authentication_config_controller_last_config_info{apiserver_id_hash="s
 		t.Fatal(err)
 	}
 	// A second registration on the same registry shares the collectors.
-	if _, err := newMetrics(reg, testAPIServerID, time.Now); err != nil {
+	if _, err := NewAuthenticator(nil, Options{APIServerID: testAPIServerID, Registerer: reg}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -30,9 +30,10 @@ type Config struct {
 	// matchers[i] holds the compiled match conditions of authorizers[i]
 	// (nil when there are none or it is not a webhook).
 	matchers []*webhook.Matcher
-	// data is the file content the configuration came from (nil from
-	// flags): the controller compares it with what is on disk.
-	data []byte
+	// hash is configfile.Hash of the file content the configuration came
+	// from ("" from flags): the controller compares it with what is on
+	// disk.
+	hash string
 }
 
 // Authorizers returns a copy of the ordered authorizer configurations,

@@ -12,6 +12,8 @@ import (
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 const (
@@ -57,7 +59,7 @@ func Parse(data []byte) (*Config, error) {
 	if len(errs) > 0 {
 		return nil, &InvalidError{Errs: errs}
 	}
-	return &Config{authorizers: ac.Authorizers, matchers: matchers, data: slices.Clone(data)}, nil
+	return &Config{authorizers: ac.Authorizers, matchers: matchers, hash: configfile.Hash(data)}, nil
 }
 
 // decodeStrict decodes YAML or JSON into ac, refusing unknown, duplicate

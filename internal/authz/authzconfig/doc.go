@@ -29,7 +29,8 @@
 // # Reload
 //
 // A Controller serves the chain built from a file and, while Run runs,
-// watches the file (fsnotify on its directory, plus a poll every minute).
+// watches the file with a configfile.Watcher (fsnotify on its directory,
+// plus a poll every minute).
 // New content (by hash) is decoded, validated and built; only a fully
 // built chain replaces the current one, atomically, so a bad edit keeps
 // the last good configuration. The set of non-webhook authorizers is fixed

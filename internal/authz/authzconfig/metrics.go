@@ -1,22 +1,18 @@
 package authzconfig
 
 import (
-	"crypto/sha256"
 	"fmt"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/portcullis/portcullis/internal/authz/webhook"
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // metrics are shared by every chain a server builds, across reloads.
 type metrics struct {
-	decisions  *prometheus.CounterVec
-	webhook    *webhook.Metrics
-	reloads    *prometheus.CounterVec
-	reloadTime *prometheus.GaugeVec
-	lastConfig *prometheus.GaugeVec
+	decisions *prometheus.CounterVec
+	webhook   *webhook.Metrics
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -25,18 +21,6 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "apiserver_authorization_decisions_total",
 			Help: "[ALPHA] Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.",
 		}, []string{"type", "name", "decision"}),
-		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "apiserver_authorization_config_controller_automatic_reloads_total",
-			Help: "[BETA] Total number of automatic reloads of authorization configuration split by status and apiserver identity.",
-		}, []string{"status", "apiserver_id_hash"}),
-		reloadTime: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds",
-			Help: "[BETA] Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.",
-		}, []string{"status", "apiserver_id_hash"}),
-		lastConfig: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "apiserver_authorization_config_controller_last_config_info",
-			Help: "[ALPHA] Information about the last applied authorization configuration with hash as label, split by apiserver identity.",
-		}, []string{"apiserver_id_hash", "hash"}),
 	}
 	var err error
 	if m.webhook, err = webhook.NewMetrics(reg); err != nil {
@@ -48,35 +32,21 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if m.decisions, err = webhook.Register(reg, m.decisions); err != nil {
 		return nil, err
 	}
-	if m.reloads, err = webhook.Register(reg, m.reloads); err != nil {
-		return nil, err
-	}
-	if m.reloadTime, err = webhook.Register(reg, m.reloadTime); err != nil {
-		return nil, err
-	}
-	if m.lastConfig, err = webhook.Register(reg, m.lastConfig); err != nil {
-		return nil, err
-	}
 	return m, nil
 }
 
-// reloaded records the outcome of an automatic reload ("success" or
-// "failure").
-func (m *metrics) reloaded(status, idHash string, now time.Time) {
-	m.reloads.WithLabelValues(status, idHash).Inc()
-	m.reloadTime.WithLabelValues(status, idHash).Set(float64(now.UnixNano()) / 1e9)
-}
-
-// applied records the hash of the configuration in force.
-func (m *metrics) applied(idHash string, data []byte) {
-	m.lastConfig.Reset()
-	m.lastConfig.WithLabelValues(idHash, hashOf(data)).Set(1)
-}
-
-// hashOf is kube-apiserver's label form of a hash; nothing hashes to "".
-func hashOf(data []byte) string {
-	if len(data) == 0 {
-		return ""
+// newReloadMetrics are the Controller's apiserver_authorization_config_controller_*
+// series.
+func newReloadMetrics(deps Deps) (*configfile.Metrics, error) {
+	m, err := configfile.NewMetrics(deps.Registerer, configfile.MetricsOptions{
+		Controller:   "authorization_config_controller",
+		ReloadsHelp:  "[BETA] Total number of automatic reloads of authorization configuration split by status and apiserver identity.",
+		LastTimeHelp: "[BETA] Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.",
+		InfoHelp:     "[ALPHA] Information about the last applied authorization configuration with hash as label, split by apiserver identity.",
+		APIServerID:  deps.APIServerID,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("registering authorization metrics: %w", err)
 	}
-	return fmt.Sprintf("sha256:%x", sha256.Sum256(data))
+	return m, nil
 }

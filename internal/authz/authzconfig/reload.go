@@ -2,21 +2,19 @@ package authzconfig
 
 import (
 	"context"
-	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // DefaultReloadInterval is how often the file is polled, besides the
@@ -28,12 +26,10 @@ const DefaultReloadInterval = time.Minute
 // authorizer.Authorizer and authorizer.RuleResolver by delegating to the
 // chain in force.
 type Controller struct {
-	path     string
-	deps     Deps
-	metrics  *metrics
-	idHash   string
-	interval time.Duration
-	log      *slog.Logger
+	deps    Deps
+	metrics *metrics
+	reloads *configfile.Metrics
+	watcher *configfile.Watcher
 	// fixed are the non-webhook types of the start-up configuration: each
 	// must stay, and RBAC or Node may not be added.
 	fixed sets.Set[string]
@@ -43,9 +39,11 @@ type Controller struct {
 	watching     chan struct{}
 	watchingOnce sync.Once
 
-	mu       sync.Mutex // serialises checks
-	lastHash [sha256.Size]byte
-	last     *Config
+	mu   sync.Mutex // serialises applies
+	last *Config
+
+	trackMu sync.Mutex
+	tracked string // hash of the content last acted upon
 }
 
 var (
@@ -67,6 +65,10 @@ func NewController(path string, cfg *Config, deps Deps) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
+	reloads, err := newReloadMetrics(deps)
+	if err != nil {
+		return nil, err
+	}
 	first, err := build(cfg, deps, m)
 	if err != nil {
 		return nil, err
@@ -80,16 +82,22 @@ func NewController(path string, cfg *Config, deps Deps) (*Controller, error) {
 		interval = DefaultReloadInterval
 	}
 	c := &Controller{
-		path:     path,
 		deps:     deps,
 		metrics:  m,
-		idHash:   hashOf([]byte(deps.APIServerID)),
-		interval: interval,
-		log:      log.With("config", path),
+		reloads:  reloads,
 		fixed:    sets.New[string](),
 		watching: make(chan struct{}),
-		lastHash: sha256.Sum256(cfg.data),
 		last:     cfg,
+		tracked:  cfg.hash,
+	}
+	c.watcher = &configfile.Watcher{
+		Path:     path,
+		Interval: interval,
+		Apply:    c.apply,
+		Metrics:  reloads,
+		Logger:   log,
+		What:     "authorization config",
+		Watching: func() { c.watchingOnce.Do(func() { close(c.watching) }) },
 	}
 	for _, a := range cfg.authorizers {
 		if a.Type != TypeWebhook {
@@ -97,7 +105,7 @@ func NewController(path string, cfg *Config, deps Deps) (*Controller, error) {
 		}
 	}
 	c.current.Store(first)
-	m.applied(c.idHash, cfg.data)
+	reloads.Loaded(cfg.hash)
 	return c, nil
 }
 
@@ -126,85 +134,50 @@ func (c *Controller) RulesFor(ctx context.Context, u user.Info, namespace string
 // every interval, the file is checked. If file events cannot be watched,
 // polling alone goes on.
 func (c *Controller) Run(ctx context.Context) {
-	var events <-chan fsnotify.Event
-	var watchErrs <-chan error
-	if w, err := fsnotify.NewWatcher(); err != nil {
-		c.log.Warn("cannot watch the authorization config; polling only", "err", err)
-	} else {
-		defer w.Close()
-		if err := w.Add(filepath.Dir(c.path)); err != nil {
-			c.log.Warn("cannot watch the authorization config; polling only", "err", err)
-		} else {
-			events, watchErrs = w.Events, w.Errors
-		}
-	}
-	c.watchingOnce.Do(func() { close(c.watching) })
-	tick := time.NewTicker(c.interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		case _, ok := <-events:
-			if !ok {
-				events = nil
-				continue
-			}
-		case err, ok := <-watchErrs:
-			if !ok {
-				watchErrs = nil
-				continue
-			}
-			c.log.Warn("watching the authorization config", "err", err)
-			continue
-		}
-		if err := c.check(); err != nil {
-			c.log.Error("authorization config not reloaded; the previous one stays in force", "err", err)
-		}
-	}
+	c.trackMu.Lock()
+	hash := c.tracked
+	c.trackMu.Unlock()
+	c.watcher.Run(ctx, hash)
 }
 
-// check reloads the file if its content changed. Content seen before
-// (even if it failed) is not tried again; a configuration equal to the one
-// in force is not rebuilt. It returns why a change was not applied.
-func (c *Controller) check() error {
+// check is one look at the file, as Run takes at every event and poll:
+// it reloads the file if its content changed, and returns why a change
+// was not applied, as an ErrReload. Content seen before (even if it
+// failed) is not tried again. Tests drive reloads with it.
+func (c *Controller) check(ctx context.Context) error {
+	c.trackMu.Lock()
+	defer c.trackMu.Unlock()
+	var err error
+	c.tracked, err = c.watcher.Check(ctx, c.tracked)
+	if err != nil && !errors.Is(err, ErrReload) {
+		// The file could not be read.
+		return fmt.Errorf("%w: %w", ErrReload, err)
+	}
+	return err
+}
+
+// apply builds the chain of new content and puts it in force. A
+// configuration equal to the one in force is not rebuilt.
+func (c *Controller) apply(_ context.Context, data []byte, _ string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	data, err := os.ReadFile(c.path)
-	if err != nil {
-		return c.failed(fmt.Errorf("%w: %w", ErrReload, err))
-	}
-	sum := sha256.Sum256(data)
-	if sum == c.lastHash {
-		return nil
-	}
-	c.lastHash = sum
 	cfg, err := Parse(data)
 	if err != nil {
-		return c.failed(fmt.Errorf("%w: %w", ErrReload, err))
+		return fmt.Errorf("%w: %w", ErrReload, err)
 	}
 	if err := c.checkTypes(cfg); err != nil {
-		return c.failed(err)
+		return err
 	}
 	if reflect.DeepEqual(cfg.authorizers, c.last.authorizers) {
-		return nil
+		return configfile.ErrUnchanged
 	}
 	next, err := build(cfg, c.deps, c.metrics)
 	if err != nil {
-		return c.failed(fmt.Errorf("%w: %w", ErrReload, err))
+		return fmt.Errorf("%w: %w", ErrReload, err)
 	}
 	c.current.Store(next)
 	c.last = cfg
-	c.metrics.reloaded("success", c.idHash, time.Now())
-	c.metrics.applied(c.idHash, data)
-	c.log.Info("authorization config reloaded")
 	return nil
-}
-
-func (c *Controller) failed(err error) error {
-	c.metrics.reloaded("failure", c.idHash, time.Now())
-	return err
 }
 
 // checkTypes enforces that the non-webhook authorizers of the start-up

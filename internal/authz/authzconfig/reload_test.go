@@ -14,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // reloadEnv is a controller over a file in a temporary directory.
@@ -54,7 +56,8 @@ func (e *reloadEnv) decide(t *testing.T, name string) authorizer.Decision {
 }
 
 func (e *reloadEnv) reloads(status string) float64 {
-	return testutil.ToFloat64(e.ctl.metrics.reloads.WithLabelValues(status, hashOf([]byte("apiserver-1"))))
+	n, _ := e.ctl.reloads.Reloads(status)
+	return n
 }
 
 func TestReload(t *testing.T) {
@@ -93,7 +96,7 @@ func TestReload(t *testing.T) {
 		} else {
 			writeFile(t, e.path, s.write())
 		}
-		err := e.ctl.check()
+		err := e.ctl.check(background)
 		if s.wantErr == "" && err != nil || s.wantErr != "" && (err == nil || !strings.Contains(err.Error(), s.wantErr)) {
 			t.Fatalf("%s: err = %v, want %q", s.name, err, s.wantErr)
 		}
@@ -116,14 +119,13 @@ func TestReload(t *testing.T) {
 # HELP apiserver_authorization_config_controller_last_config_info [ALPHA] Information about the last applied authorization configuration with hash as label, split by apiserver identity.
 # TYPE apiserver_authorization_config_controller_last_config_info gauge
 apiserver_authorization_config_controller_last_config_info{apiserver_id_hash=%q,hash=%q} 1
-`, hashOf([]byte("apiserver-1")), hashOf([]byte(s.appliedData())))
+`, configfile.Hash([]byte("apiserver-1")), configfile.Hash([]byte(s.appliedData())))
 		if err := testutil.GatherAndCompare(e.reg, strings.NewReader(want), "apiserver_authorization_config_controller_last_config_info"); err != nil {
 			t.Errorf("%s: %v", s.name, err)
 		}
 	}
 	for _, status := range []string{"success", "failure"} {
-		ts := testutil.ToFloat64(e.ctl.metrics.reloadTime.WithLabelValues(status, hashOf([]byte("apiserver-1"))))
-		if ts < float64(time.Now().Add(-time.Minute).Unix()) {
+		if _, ts := e.ctl.reloads.Reloads(status); ts.Before(time.Now().Add(-time.Minute)) {
 			t.Errorf("last %s timestamp %v", status, ts)
 		}
 	}
@@ -134,14 +136,14 @@ func TestReloadMayNotAddRBACOrNode(t *testing.T) {
 		t.Run(typ, func(t *testing.T) {
 			e := newReloadEnv(t, configYAML(alwaysAllowEntry), time.Hour)
 			writeFile(t, e.path, configYAML(alwaysAllowEntry, fmt.Sprintf("  - {type: %s, name: %s}\n", typ, strings.ToLower(typ))))
-			err := e.ctl.check()
+			err := e.ctl.check(background)
 			want := "authorizer type " + typ + " is not allowed if it was not enabled at initial server startup"
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Fatalf("err = %v, want %q", err, want)
 			}
 			// AlwaysDeny, built here, may be added.
 			writeFile(t, e.path, configYAML(alwaysDenyEntry, alwaysAllowEntry))
-			if err := e.ctl.check(); err != nil {
+			if err := e.ctl.check(background); err != nil {
 				t.Fatal(err)
 			}
 			if d, reason, _ := e.ctl.Authorize(background, request("x")); d != authorizer.DecisionAllow || reason != "" {

@@ -34,7 +34,7 @@ func TestRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s/%d/%d: %v", name, n, size, err)
 				}
-				if size > 0 && bytes.Contains(stored, plain) {
+				if size >= 16 && bytes.Contains(stored, plain) { // shorter runs turn up in random bytes
 					t.Errorf("%s/%d/%d: plaintext visible in the stored value", name, n, size)
 				}
 				got, stale, err := p.FromStorage(ctx, stored, []byte("/registry/secrets/ns/a"))
@@ -89,7 +89,11 @@ func TestRejects(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(name+"/"+tt.name, func(t *testing.T) {
 				got, _, err := tt.p.FromStorage(ctx, tt.stored, []byte(tt.dataCtx))
-				if err == nil {
+				// CBC authenticates nothing: a wrong key or a flipped bit
+				// is caught by the padding check only most of the time
+				// (the object decoder catches the rest), but never yields
+				// the original value.
+				if err == nil && (name == "gcm" || string(got) == "a value of some length") {
 					t.Fatalf("read %q, want an error", got)
 				}
 			})

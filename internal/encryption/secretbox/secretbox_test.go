@@ -24,7 +24,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if size > 0 && bytes.Contains(stored, plain) {
+		if size >= 16 && bytes.Contains(stored, plain) { // shorter runs turn up in random bytes
 			t.Errorf("%d: plaintext visible", size)
 		}
 		got, stale, err := box.FromStorage(context.Background(), stored, nil)
