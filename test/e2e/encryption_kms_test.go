@@ -237,3 +237,61 @@ func TestEncryptionKMS(t *testing.T) {
 		})
 	})
 }
+
+// TestEncryptionKMSReload moves a running server from aescbc to a KMS v2
+// plugin by editing its configuration, and refuses a configuration whose
+// plugin does not answer, keeping the last good one.
+func TestEncryptionKMSReload(t *testing.T) {
+	dir, err := os.MkdirTemp("", "kms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	plugin := startKMSPlugin(t, dir)
+	aescbc := "  - aescbc:\n      keys:\n      - name: key1\n        secret: " + aesKey(1, 32) + "\n"
+	kms := func(name, socket string) string {
+		return fmt.Sprintf("  - kms:\n      apiVersion: v2\n      name: %s\n      endpoint: unix://%s\n      timeout: 1s\n", name, socket)
+	}
+	path := encryptionConfig(t, filepath.Join(dir, "enc.yaml"), "- resources: [secrets]\n  providers:\n"+aescbc)
+	s := harness.Start(t, "--encryption-provider-config", path, "--encryption-provider-config-automatic-reload")
+	s.MustKubectl(t, "create", "secret", "generic", "s1", "--from-literal=v=one")
+	reloads := func(status string) error {
+		metrics := s.MustKubectl(t, "get", "--raw", "/metrics")
+		if !strings.Contains(metrics, `status="`+status+`"} 1`) || !strings.Contains(metrics, "apiserver_encryption_config_controller_automatic_reloads_total") {
+			return fmt.Errorf("no %s reload yet:\n%s", status, grepLines(metrics, "encryption_config_controller_automatic_reloads_total"))
+		}
+		return nil
+	}
+
+	encryptionConfig(t, path, "- resources: [secrets]\n  providers:\n"+kms("testkms", plugin.socket)+aescbc)
+	eventually(t, "reload to KMS applied", func() error { return reloads("success") })
+	s.MustKubectl(t, "create", "secret", "generic", "s2", "--from-literal=v=two")
+	all := s.MustKubectl(t, "get", "secrets", "-o", "json")
+	replace := s.KubectlCommand(context.Background(), t, "replace", "-f", "-")
+	replace.Stdin = strings.NewReader(all)
+	if out, err := replace.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl replace: %v\n%s", err, out)
+	}
+
+	// A plugin that is not there: the reload is refused and the last good
+	// configuration keeps writing through testkms.
+	encryptionConfig(t, path, "- resources: [secrets]\n  providers:\n"+kms("absent", filepath.Join(dir, "absent.sock"))+kms("testkms", plugin.socket)+aescbc)
+	eventually(t, "reload to an absent plugin refused", func() error { return reloads("failure") })
+	s.MustKubectl(t, "create", "secret", "generic", "s3", "--from-literal=v=three")
+	s.MustKubectl(t, "get", "--raw", "/readyz/kms-providers")
+	if !strings.Contains(s.Output(), `absent`) {
+		t.Errorf("the server did not log why the reload failed:\n%s", s.Output())
+	}
+	for name, v := range map[string]string{"s1": "one", "s2": "two", "s3": "three"} {
+		if got := secretValue(t, s, "default", name, "v"); got != v {
+			t.Errorf("%s reads %q", name, got)
+		}
+	}
+	s.Stop()
+	db := rawStore(t, s)
+	for _, name := range []string{"s1", "s2", "s3"} {
+		if v := storedValue(t, db, "/registry/secrets/default/"+name); !bytes.HasPrefix(v, []byte("k8s:enc:kms:v2:testkms:")) {
+			t.Errorf("%s is stored as %q", name, v[:min(40, len(v))])
+		}
+	}
+}
