@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -148,35 +150,61 @@ func (f rbacFeed) Delete(obj runtime.Object) {
 // kube-apiserver does at every start: missing ones are created, stale
 // ones get the missing rules and subjects, protected ones are left alone.
 func reconcileRBAC(ctx context.Context, h *rest.Handler, log *slog.Logger) error {
-	for _, desired := range rbac.Bootstrap().Objects() {
-		m, _ := meta.Accessor(desired)
-		gvr := rbacResource(desired)
-		existing, err := h.Get(ctx, gvr, m.GetNamespace(), m.GetName())
-		if apierrors.IsNotFound(err) {
-			existing, err = nil, nil
-		}
-		if err != nil {
-			return fmt.Errorf("reading %s %s: %w", gvr.Resource, m.GetName(), err)
-		}
-		rec, err := rbac.Reconcile(existing, desired)
-		if err != nil {
-			return fmt.Errorf("reconciling %s %s: %w", gvr.Resource, m.GetName(), err)
-		}
-		switch rec.Action {
-		case rbac.ActionCreate, rbac.ActionUpdate:
-			_, err = h.Apply(ctx, rec.Object, "portcullis-rbac-bootstrap")
-		case rbac.ActionRecreate:
-			if err = h.Remove(ctx, gvr, m.GetNamespace(), m.GetName()); err == nil {
-				rm, _ := meta.Accessor(rec.Object)
-				rm.SetResourceVersion("")
-				_, err = h.Apply(ctx, rec.Object, "portcullis-rbac-bootstrap")
+	objects := rbac.Bootstrap().Objects()
+	// The objects are independent: reconcile them side by side, so that
+	// their durable writes share commits instead of queueing one fsync
+	// each (a first start writes about a hundred).
+	const workers = 8
+	errs := make([]error, len(objects))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(objects) {
+					return
+				}
+				errs[i] = reconcileOne(ctx, h, objects[i])
 			}
-		}
-		if err != nil {
-			return fmt.Errorf("writing %s %s: %w", gvr.Resource, m.GetName(), err)
-		}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	log.Debug("bootstrap RBAC policy reconciled", "at", time.Now())
+	return nil
+}
+
+// reconcileOne brings one bootstrap object to its desired state.
+func reconcileOne(ctx context.Context, h *rest.Handler, desired runtime.Object) error {
+	m, _ := meta.Accessor(desired)
+	gvr := rbacResource(desired)
+	existing, err := h.Get(ctx, gvr, m.GetNamespace(), m.GetName())
+	if apierrors.IsNotFound(err) {
+		existing, err = nil, nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s %s: %w", gvr.Resource, m.GetName(), err)
+	}
+	rec, err := rbac.Reconcile(existing, desired)
+	if err != nil {
+		return fmt.Errorf("reconciling %s %s: %w", gvr.Resource, m.GetName(), err)
+	}
+	switch rec.Action {
+	case rbac.ActionCreate, rbac.ActionUpdate:
+		_, err = h.Apply(ctx, rec.Object, "portcullis-rbac-bootstrap")
+	case rbac.ActionRecreate:
+		if err = h.Remove(ctx, gvr, m.GetNamespace(), m.GetName()); err == nil {
+			rm, _ := meta.Accessor(rec.Object)
+			rm.SetResourceVersion("")
+			_, err = h.Apply(ctx, rec.Object, "portcullis-rbac-bootstrap")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s %s: %w", gvr.Resource, m.GetName(), err)
+	}
 	return nil
 }
 

@@ -2,11 +2,18 @@ package server
 
 import (
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"context"
 	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/pprof"
+	"strings"
+	"sync/atomic"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,11 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"log/slog"
-	"net/http"
-	"net/http/pprof"
-	"strings"
-	"sync/atomic"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/lifecycle"
@@ -30,6 +32,7 @@ import (
 	"github.com/portcullis/portcullis/internal/admission/webhook"
 	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/authn"
+	"github.com/portcullis/portcullis/internal/authn/serviceaccount"
 	"github.com/portcullis/portcullis/internal/authz"
 	"github.com/portcullis/portcullis/internal/authz/rbac"
 	"github.com/portcullis/portcullis/internal/defaults"
@@ -52,6 +55,8 @@ type apiDeps struct {
 	authn  authn.Authenticator
 	log    *slog.Logger
 	config Config
+	// saKeys returns the service account keys; nil loads them in place.
+	saKeys func() (*serviceaccount.Keys, error)
 }
 
 // api is the assembled request path.
@@ -118,7 +123,7 @@ func newAPI(d apiDeps) (*api, error) {
 		Authorizer: func() authorizer.UnconditionalAuthorizer { return chainAuthz },
 		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{Next: authorization.rules} },
 	}
-	sa, err := newServiceAccounts(d.config, objectGetter{rest: &restHandler})
+	sa, err := newServiceAccounts(d.config, d.saKeys, objectGetter{rest: &restHandler})
 	if err != nil {
 		return nil, err
 	}

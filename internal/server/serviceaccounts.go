@@ -97,8 +97,19 @@ type serviceAccounts struct {
 	admission *admission.Chain
 }
 
-func newServiceAccounts(cfg Config, getter serviceaccount.Getter) (*serviceAccounts, error) {
-	keys, err := serviceaccount.LoadOrGenerateKeys(cfg.DataDir, cfg.ServiceAccountSigningKeyFile, cfg.ServiceAccountKeyFiles)
+// loadServiceAccountKeys reads (or on a first start generates) the
+// service account keys the flags name.
+func loadServiceAccountKeys(cfg Config) (*serviceaccount.Keys, error) {
+	return serviceaccount.LoadOrGenerateKeys(cfg.DataDir, cfg.ServiceAccountSigningKeyFile, cfg.ServiceAccountKeyFiles)
+}
+
+// newServiceAccounts builds the token machinery; keys returns the
+// service account keys, which Run may still be generating.
+func newServiceAccounts(cfg Config, keys func() (*serviceaccount.Keys, error), getter serviceaccount.Getter) (*serviceAccounts, error) {
+	if keys == nil {
+		keys = func() (*serviceaccount.Keys, error) { return loadServiceAccountKeys(cfg) }
+	}
+	k, err := keys()
 	if err != nil {
 		return nil, fmt.Errorf("service account keys: %w", err)
 	}
@@ -111,11 +122,11 @@ func newServiceAccounts(cfg Config, getter serviceaccount.Getter) (*serviceAccou
 	if err := sac.Validate(); err != nil {
 		return nil, err
 	}
-	issuer, err := serviceaccount.NewIssuer(keys, sac)
+	issuer, err := serviceaccount.NewIssuer(k, sac)
 	if err != nil {
 		return nil, err
 	}
-	a, err := serviceaccount.NewAuthenticator(keys, sac, getter)
+	a, err := serviceaccount.NewAuthenticator(k, sac, getter)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +134,7 @@ func newServiceAccounts(cfg Config, getter serviceaccount.Getter) (*serviceAccou
 	if err != nil {
 		return nil, err
 	}
-	return &serviceAccounts{keys: keys, cfg: sac, issuer: issuer, authenticator: a, requests: reqs}, nil
+	return &serviceAccounts{keys: k, cfg: sac, issuer: issuer, authenticator: a, requests: reqs}, nil
 }
 
 // tokenRequest answers POST .../serviceaccounts/<name>/token.
