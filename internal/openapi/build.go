@@ -42,6 +42,12 @@ type artifact struct {
 }
 
 func newArtifact(body []byte) artifact {
+	// The documents are rendered into growing buffers that end up to
+	// twice their size; they are kept for the life of the server, so keep
+	// only what they hold.
+	if cap(body)-len(body) > len(body)/16 {
+		body = bytes.Clone(body)
+	}
 	sum := sha256.Sum256(body)
 	return artifact{body: body, hash: strings.ToUpper(hex.EncodeToString(sum[:]))}
 }
