@@ -34,10 +34,9 @@ func decode(data []byte) (*apiserverv1.EncryptionConfiguration, error) {
 	}
 	switch {
 	case tm.APIVersion == "v1" && tm.Kind == "EncryptionConfig":
-		// kube-apiserver still accepts this pre-1.13 form because of an old
-		// documentation bug; portcullis takes only the published one.
-		return nil, fmt.Errorf("%w: the legacy apiVersion v1, kind EncryptionConfig is not supported: use apiVersion %s, kind %s",
-			ErrDecode, apiVersion, kind)
+		// The pre-1.13 form, which an old documentation bug spread;
+		// kube-apiserver still reads it as EncryptionConfiguration, so
+		// such files carry over.
 	case tm.APIVersion == "":
 		return nil, fmt.Errorf("%w: apiVersion is missing", ErrDecode)
 	case tm.APIVersion != apiVersion:
