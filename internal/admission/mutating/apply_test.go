@@ -132,7 +132,7 @@ func TestApplyConfiguration(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(t, newEnv().options(), podPolicy("p", applyConfig(tc.expr)))
+			p := newPlugin(t, options(newEnv()), podPolicy("p", applyConfig(tc.expr)))
 			orig := tc.in.DeepCopy()
 			a := podRequest(admission.Create, tc.in, nil)
 			out := admitted(t, p, a)
@@ -181,7 +181,7 @@ func TestApplyConfigurationRefusals(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(t, newEnv().options(), podPolicy("p", applyConfig(tc.expr)))
+			p := newPlugin(t, options(newEnv()), podPolicy("p", applyConfig(tc.expr)))
 			in := pod("default", "web", nil)
 			orig := in.DeepCopy()
 			a := podRequest(admission.Create, in, nil)
@@ -212,7 +212,7 @@ func TestAtomicStruct(t *testing.T) {
       apiVersions: ["v1"]
       operations: ["CREATE"]
       resources: ["deployments"]`)
-	p := newPlugin(t, newEnv().options(), docs)
+	p := newPlugin(t, options(newEnv()), docs)
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
 		Spec: appsv1.DeploymentSpec{

@@ -3,15 +3,14 @@ package mutating
 import (
 	"context"
 	"fmt"
-	"math"
 	"testing"
-	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/admission/policy/policytest"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/request"
 )
@@ -63,61 +62,35 @@ func benchBinding(name, policy string, nsSelector *metav1.LabelSelector) *admiss
 // three of them match pods, the others other resources.
 func policiesOfWhichThreeMatch(m admissionregistrationv1.Mutation) func(n int) []runtime.Object {
 	return func(n int) []runtime.Object {
-		var objs []runtime.Object
-		for i := range n {
-			res := fmt.Sprintf("things%d", i)
-			if i%(max(n/3, 1)) == 0 && i/(max(n/3, 1)) < 3 {
-				res = "pods"
-			}
-			name := fmt.Sprintf("policy-%04d", i)
-			objs = append(objs, benchPolicy(name, res, m), benchBinding(name+"-binding", name, nil))
-		}
-		return objs
+		return policytest.PoliciesOfWhichThreeMatch(n, func(name, resource string) []runtime.Object {
+			return []runtime.Object{benchPolicy(name, resource, m), benchBinding(name+"-binding", name, nil)}
+		})
 	}
 }
 
 // bindingsPerNamespace configures one pod policy with n bindings, one per
 // namespace; three select the request's namespace.
 func bindingsPerNamespace(n int) []runtime.Object {
-	objs := []runtime.Object{benchPolicy("pods", "pods", benchApply)}
-	for i := range n {
-		ns := fmt.Sprintf("tenant-%04d", i)
-		if i < 3 && n >= 3 {
-			ns = "default"
-		}
-		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
-		objs = append(objs, benchBinding(fmt.Sprintf("binding-%04d", i), "pods", sel))
-	}
-	return objs
+	return append([]runtime.Object{benchPolicy("pods", "pods", benchApply)},
+		policytest.BindingsPerNamespace(n, func(name string, sel *metav1.LabelSelector) runtime.Object { return benchBinding(name, "pods", sel) })...)
 }
 
-func benchPlugin(tb testing.TB, objs []runtime.Object) *Plugin {
-	p, err := New(newEnv().options())
-	if err != nil {
-		tb.Fatal(err)
+// admitter returns one admission of a pod through the plugin of objs.
+func admitter(tb testing.TB) func(objs []runtime.Object) func() error {
+	return func(objs []runtime.Object) func() error {
+		p := policytest.Load(newPlugin(tb, options(newEnv())), objs...)
+		in := pod("default", "web", map[string]string{"app": "web"})
+		ctx := request.WithState(context.Background(), &request.State{})
+		a := podRequest(admission.Create, in, nil)
+		return func() error {
+			a.Object = in
+			return p.Admit(ctx, a)
+		}
 	}
-	for _, o := range objs {
-		p.Upsert(o)
-	}
-	return p
 }
 
 func benchAdmit(b *testing.B, objs []runtime.Object) {
-	p := benchPlugin(b, objs)
-	in := pod("default", "web", map[string]string{"app": "web"})
-	ctx := request.WithState(context.Background(), &request.State{})
-	a := podRequest(admission.Create, in, nil)
-	if err := p.Admit(ctx, a); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		a.Object = in
-		if err := p.Admit(ctx, a); err != nil {
-			b.Fatal(err)
-		}
-	}
+	policytest.Bench(b, admitter(b)(objs))
 }
 
 // BenchmarkAdmit admits a pod through n configured bindings, three of
@@ -141,33 +114,6 @@ func TestScaling(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("timing test")
 	}
-	perRequest := func(objs []runtime.Object) time.Duration {
-		p := benchPlugin(t, objs)
-		in := pod("default", "web", map[string]string{"app": "web"})
-		ctx := request.WithState(context.Background(), &request.State{})
-		a := podRequest(admission.Create, in, nil)
-		const n = 300
-		best := time.Duration(math.MaxInt64)
-		for range 3 {
-			start := time.Now()
-			for range n {
-				a.Object = in
-				if err := p.Admit(ctx, a); err != nil {
-					t.Fatal(err)
-				}
-			}
-			best = min(best, time.Since(start)/n)
-		}
-		return best
-	}
-	for _, shape := range []struct {
-		name  string
-		build func(int) []runtime.Object
-	}{{"policies", policiesOfWhichThreeMatch(benchJSONPatch)}, {"namespaceBindings", bindingsPerNamespace}} {
-		small, large := perRequest(shape.build(10)), perRequest(shape.build(1024))
-		t.Logf("%s: 10 → %v, 1024 → %v per request", shape.name, small, large)
-		if large > 2*small {
-			t.Errorf("%s: 1,024 bindings cost %v per request, more than twice the %v of 10", shape.name, large, small)
-		}
-	}
+	policytest.Scaling(t, []policytest.Shape{{Name: "policies", Build: policiesOfWhichThreeMatch(benchJSONPatch)}, {Name: "namespaceBindings", Build: bindingsPerNamespace}},
+		300, 3, admitter(t))
 }

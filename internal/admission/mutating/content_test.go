@@ -37,27 +37,29 @@ func TestJSONValues(t *testing.T) {
 		{`object.spec.containers[0].resources`, `{}`, ""},
 		{`oldObject`, `null`, ""},
 		{`namespaceObject.metadata.labels`, `{"kubernetes.io/metadata.name":"default"}`, ""},
-		{`request.userInfo`, `{"groups":["dev","system:authenticated"],"uid":"u-1","username":"alice"}`, ""},
+		{`request.userInfo`, `{"extra":{"team":["a"]},"groups":["dev","system:authenticated"],"uid":"u-1","username":"alice"}`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.value, func(t *testing.T) {
 			pol := compilePolicy(decodePolicy(t, jsonPatch(`[JSONPatch{op: "add", path: "/x", value: `+tc.value+`}]`)))
 			m := pol.mutations[0]
-			if m.err != nil {
-				t.Fatal(m.err)
+			if err := m.expr.Err(); err != nil {
+				t.Fatal(err)
 			}
-			d := &dispatch{ctx: context.Background(), p: newPlugin(t, newEnv().options()), a: podRequest("CREATE", pod("default", "web", map[string]string{"app": "web"}), nil)}
-			d.in.ns, _ = newEnv().getNamespace(context.Background(), "default")
-			content, err := d.p.objects.content(d.a.Object, podGVK)
+			a := podRequest("CREATE", pod("default", "web", map[string]string{"app": "web"}), nil)
+			r := &review{ctx: context.Background(), p: newPlugin(t, options(newEnv())), a: a, values: celenv.NewValues(a, nil)}
+			ns, _ := newEnv().Namespace(context.Background(), "default")
+			r.values.SetNamespace(ns)
+			content, err := r.p.objects.content(a.Object, podGVK)
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := d.input(&invocation{policy: pol}, celenv.UsesRequest|celenv.UsesNamespace, true)
+			in, err := r.mutationInput(&invocation{policy: pol})
 			if err != nil {
 				t.Fatal(err)
 			}
 			in.Object = valueOf(content)
-			v, err := pol.newActivation(context.Background(), in).eval(m, 1_000_000)
+			v, err := pol.Compiler.NewActivation(context.Background(), in).EvalValue(m.expr, 1_000_000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +83,7 @@ func TestJSONValues(t *testing.T) {
 // TestContentIsACopy: the content mutations patch never aliases the
 // admitted object, typed or unstructured.
 func TestContentIsACopy(t *testing.T) {
-	p := newPlugin(t, newEnv().options())
+	p := newPlugin(t, options(newEnv()))
 	in := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"x": "y"}}}
 	c, err := p.objects.content(in, podGVK)
 	if err != nil {

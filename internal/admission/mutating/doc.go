@@ -6,29 +6,31 @@
 //
 // # How the pieces fit
 //
-// The server feeds policies and bindings to Upsert and Delete. Upsert
-// compiles a policy at once: its matchConstraints (policy/matching), its
-// variables and match conditions (policy/celenv), and its mutations in an
-// environment of their own (env.go) that adds what only mutations may use:
+// The server feeds policies and bindings to Upsert and Delete
+// (policyset.Handler). Upsert compiles a policy at once: what every
+// admission policy has (policyset.CompilePolicy: matchConstraints,
+// paramKind, variables, match conditions), and its mutations with the
+// same compiler, declared with celenv.Decls.Patch: only mutations may use
 // the Object and JSONPatch types and jsonpatch.escapeKey. The next request
 // after a change rebuilds an index of the policies that have bindings,
 // keyed by operation, API group and resource (matching.Index), so that a
 // request is only checked against the policies whose rules can match it.
 //
-// Admit (the admission.Mutator) collects the invocations that apply to the
-// request (policy, binding and param, in name order; params.Collect finds
-// the params) and runs them in order, each on the object the ones before
-// it left: match conditions first, then each mutation with its own runtime
-// cost budget. A mutation sees the object in its unstructured form and
-// yields either an apply configuration, merged into the object the way
-// server-side apply merges (structured-merge-diff with the schemas of
-// k8s.io/client-go/applyconfigurations: fields are set, lists and maps
-// merged by key, nothing removed, atomic lists, maps and structs refused),
-// or a list of JSON patch operations (gopkg.in/evanphx/json-patch.v4; a
-// failed test operation leaves the object as it was). The result is
-// turned back into the typed object and defaulted before the next
-// mutation. a.Object is set to the final object; the object Admit was
-// given is never modified.
+// Admit (the admission.Mutator) walks the candidate policies with package
+// dispatch, which the ValidatingAdmissionPolicy plugin shares, and collects
+// the invocations that apply to the request (policy, binding and param, in
+// name order). It runs them in order, each on the object the ones before it
+// left: match conditions first (dispatch.ConditionsHold), then each
+// mutation with its own runtime cost budget. A mutation sees the object in
+// its unstructured form and yields either an apply configuration, merged
+// into the object the way server-side apply merges (structured-merge-diff
+// with the schemas of k8s.io/client-go/applyconfigurations: fields are set,
+// lists and maps merged by key, nothing removed, atomic lists, maps and
+// structs refused), or a list of JSON patch operations
+// (gopkg.in/evanphx/json-patch.v4; a failed test operation leaves the
+// object as it was). The result is turned back into the typed object and
+// defaulted before the next mutation. a.Object is set to the final object;
+// the object Admit was given is never modified.
 //
 // # Failures
 //
@@ -54,9 +56,10 @@
 //
 // # What is exempt
 //
-// Deletes (there is no object to mutate), the review resources, and,
-// for policies created through the API (not Options.Static), the
-// admission policy resources themselves, as in kube-apiserver.
+// Deletes (there is no object to mutate), and what dispatch.Exempt
+// exempts: the review resources and, for policies created through the API
+// (not Options.Static), the admission policy resources themselves, as in
+// kube-apiserver.
 //
 // # Differences from kube-apiserver
 //

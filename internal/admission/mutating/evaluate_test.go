@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/cel-go/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
@@ -27,8 +28,8 @@ func TestEvalBudget(t *testing.T) {
 		{1, celenv.ErrOutOfBudgetDetail},
 	}
 	for _, tc := range tests {
-		act := pol.newActivation(context.Background(), celenv.Input{})
-		v, err := act.eval(m, tc.budget)
+		act := pol.Compiler.NewActivation(context.Background(), celenv.Input{})
+		v, err := act.EvalValue(m.expr, tc.budget)
 		if tc.want == "" {
 			if err != nil || v == nil {
 				t.Errorf("budget %d: %v, %v", tc.budget, v, err)
@@ -58,21 +59,24 @@ func TestCompileErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pol := compilePolicy(decodePolicy(t, tc.spec))
+			src := decodePolicy(t, tc.spec)
+			pol := compilePolicy(src)
 			var errs []string
-			for _, e := range pol.matchConditions {
+			for _, e := range pol.Conditions {
 				if e.Err() != nil {
 					errs = append(errs, e.Err().Error())
 				}
 			}
-			for _, v := range pol.variables {
-				if v.expr.Err() != nil {
-					errs = append(errs, v.expr.Err().Error())
+			// A variable's compile error shows when it is read.
+			for _, v := range src.Spec.Variables {
+				read := pol.Compiler.Compile("variables."+v.Name, celenv.Decls{}, cel.AnyType)
+				if _, err := pol.Compiler.NewActivation(context.Background(), celenv.Input{}).EvalValue(read, 1_000_000); err != nil {
+					errs = append(errs, err.Error())
 				}
 			}
 			for _, m := range pol.mutations {
-				if m.err != nil {
-					errs = append(errs, m.err.Error())
+				if m.expr.Err() != nil {
+					errs = append(errs, m.expr.Err().Error())
 				}
 			}
 			if len(errs) != 1 || !strings.Contains(errs[0], tc.want) {
@@ -86,7 +90,7 @@ func TestCompileErrors(t *testing.T) {
 // names (which API validation refuses) fails every request, as in
 // kube-apiserver.
 func TestMissingMutation(t *testing.T) {
-	p := newPlugin(t, newEnv().options(), podPolicy("p", `  reinvocationPolicy: Never
+	p := newPlugin(t, options(newEnv()), podPolicy("p", `  reinvocationPolicy: Never
   mutations:
   - patchType: JSONPatch
 `))

@@ -23,8 +23,8 @@ func readExample(t *testing.T, name string) string {
 // end-to-end tests create through kubectl.
 func TestExamples(t *testing.T) {
 	e := newEnv()
-	e.add(configMap("prod", "team-defaults", nil, map[string]string{"team": "payments"}))
-	p := newPlugin(t, e.options(), readExample(t, "label-from-configmap.yaml"), readExample(t, "mesh-sidecar.yaml"))
+	e.Add(configMapGVK, configMap("prod", "team-defaults", nil, map[string]string{"team": "payments"}))
+	p := newPlugin(t, options(e), readExample(t, "label-from-configmap.yaml"), readExample(t, "mesh-sidecar.yaml"))
 
 	t.Run("team label from the namespace's ConfigMap", func(t *testing.T) {
 		out := admitted(t, p, podRequest(admission.Create, pod("prod", "web", nil), nil))

@@ -108,7 +108,7 @@ func FuzzMutationExpression(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	opts := newEnv().options()
+	opts := options(newEnv())
 	bases := [2][]runtime.Object{
 		decodeObjects(f, podPolicy("p", applyConfig("Object{}"))),
 		decodeObjects(f, podPolicy("p", jsonPatch("[]"))),

@@ -114,7 +114,7 @@ func TestJSONPatch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(t, newEnv().options(), podPolicy("p", jsonPatch(tc.expr)))
+			p := newPlugin(t, options(newEnv()), podPolicy("p", jsonPatch(tc.expr)))
 			in := annotated()
 			a := podRequest(admission.Create, in, nil)
 			out := admitted(t, p, a)
@@ -143,7 +143,7 @@ func TestJSONPatchErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(t, newEnv().options(), podPolicy("p", jsonPatch(tc.expr)))
+			p := newPlugin(t, options(newEnv()), podPolicy("p", jsonPatch(tc.expr)))
 			in := pod("default", "web", map[string]string{"app": "web"})
 			in.Annotations = map[string]string{"big": strings.Repeat("x", 1<<20)}
 			a := podRequest(admission.Create, in, nil)

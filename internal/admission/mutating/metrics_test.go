@@ -9,11 +9,12 @@ import (
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	"github.com/portcullis/portcullis/internal/admission/policy/checkmetrics"
 )
 
 func TestMetrics(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
-	opts := newEnv().options()
+	opts := options(newEnv())
 	opts.Metrics = reg
 	p := newPlugin(t, opts,
 		podPolicy("ok", applyConfig(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)),
@@ -29,9 +30,9 @@ func TestMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := map[string]string{"ok": errorTypeNone, "compile": errorTypeCompile, "invalid": errorTypeInvalid}
+	want := map[string]string{"ok": checkmetrics.ErrorTypeNone, "compile": checkmetrics.ErrorTypeCompile, "invalid": checkmetrics.ErrorTypeInvalid}
 	for policy, et := range want {
-		if got := testutil.ToFloat64(p.metrics.checks.WithLabelValues(policy, policy+"-binding", et)); got != 2 {
+		if got := testutil.ToFloat64(p.metrics.Checks.WithLabelValues(policy, policy+"-binding", et)); got != 2 {
 			t.Errorf("%s: check_total{error_type=%q} = %v, want 2", policy, et, got)
 		}
 	}
@@ -43,15 +44,15 @@ func TestMetrics(t *testing.T) {
 
 func TestErrorType(t *testing.T) {
 	for msg, want := range map[string]string{
-		"compilation failed: ERROR": errorTypeCompile,
-		celenv.ErrOutOfBudgetDetail: errorTypeOutOfBudget,
-		"expression 'x' resulted":   errorTypeInvalid,
+		"compilation failed: ERROR": checkmetrics.ErrorTypeCompile,
+		celenv.ErrOutOfBudgetDetail: checkmetrics.ErrorTypeOutOfBudget,
+		"expression 'x' resulted":   checkmetrics.ErrorTypeInvalid,
 	} {
 		if got := errorType(fmt.Errorf("%s", msg)); got != want {
 			t.Errorf("%q: %s, want %s", msg, got, want)
 		}
 	}
-	if errorType(nil) != errorTypeNone {
+	if errorType(nil) != checkmetrics.ErrorTypeNone {
 		t.Error("nil")
 	}
 }

@@ -9,69 +9,51 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	"github.com/portcullis/portcullis/internal/admission/policy/dispatch"
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
 )
 
-// matchConditionsHold evaluates an invocation's match conditions against
-// the object as the invocations before left it: one false skips the
-// invocation, errors without a false fail by the failure policy (an error
-// returned fails it; Ignore skips it).
-func (d *dispatch) matchConditionsHold(inv *invocation, cur runtime.Object) (bool, error) {
+// conditionsHold evaluates an invocation's match conditions against the
+// object as the invocations before left it, typed, with no
+// namespaceObject, as in kube-apiserver.
+func (r *review) conditionsHold(inv *invocation, cur runtime.Object) (bool, error) {
 	pol := inv.policy
-	in, err := d.input(inv, pol.uses, false)
-	if err != nil {
-		return false, err
+	in := r.values.Input(pol.uses &^ (celenv.UsesObject | celenv.UsesNamespace))
+	in.Object, in.Params = celenv.ObjectVal(cur, r.a.Kind), inv.params
+	return dispatch.ConditionsHold(pol.Compiler.NewActivation(r.ctx, in), pol.Conditions, pol.FailurePolicy)
+}
+
+// mutationInput returns the values of a mutation's expression but object:
+// objects in their unstructured form and namespaceObject with all its
+// metadata, as kube-apiserver gives them to mutations.
+func (r *review) mutationInput(inv *invocation) (celenv.Input, error) {
+	u := inv.policy.uses
+	in := r.values.Input(u &^ (celenv.UsesObject | celenv.UsesOldObject | celenv.UsesNamespace))
+	in.Params = inv.params
+	if u&celenv.UsesNamespace != 0 {
+		in.Namespace = r.values.FullNamespace()
 	}
-	in.Object = celenv.ObjectVal(cur, d.a.Kind)
-	act := pol.compiler.NewActivation(d.ctx, in)
-	fail := pol.failurePolicy == admissionregistrationv1.Fail
-	ignore := pol.failurePolicy == admissionregistrationv1.Ignore
-	evals := make([]celenv.Result, len(pol.matchConditions))
-	budget := int64(celconfig.RuntimeCELCostBudgetMatchConditions)
-	for i, e := range pol.matchConditions {
-		if evals[i], budget, err = act.Eval(e, budget); err != nil {
-			break
+	if u&celenv.UsesOldObject != 0 {
+		if r.oldObject == nil {
+			v, err := r.contentVal(r.a.OldObject)
+			if err != nil {
+				return in, err
+			}
+			r.oldObject = v
 		}
+		in.OldObject = r.oldObject
 	}
-	if err != nil {
-		switch {
-		case fail:
-			return false, err
-		case ignore:
-			return false, nil
-		}
-		// kube-apiserver goes on with no results for any other policy.
-		evals = nil
-	}
-	var errs []error
-	for i := range evals {
-		if evals[i].Err != nil {
-			errs = append(errs, evals[i].Err)
-		}
-		if evals[i].Val == types.False {
-			return false, nil
-		}
-	}
-	if len(errs) > 0 {
-		switch {
-		case fail:
-			return false, utilerrors.NewAggregate(errs)
-		case ignore:
-			return false, nil
-		}
-	}
-	return true, nil
+	return in, nil
 }
 
 // mutate applies one mutation to cur and returns the result, a new
 // object; cur is not modified. A failed JSON patch test operation returns
 // cur itself.
-func (d *dispatch) mutate(inv *invocation, m *mutationExpr, cur runtime.Object) (runtime.Object, error) {
-	objs, gvk := d.p.objects, d.a.Kind
+func (r *review) mutate(inv *invocation, m *compiledMutation, cur runtime.Object) (runtime.Object, error) {
+	objs, gvk := r.p.objects, r.a.Kind
 	// The schema is needed whatever the patch type, as in kube-apiserver.
 	tc, err := objs.typeConverter(gvk)
 	if err != nil {
@@ -81,12 +63,14 @@ func (d *dispatch) mutate(inv *invocation, m *mutationExpr, cur runtime.Object) 
 	if err != nil {
 		return nil, err
 	}
-	in, err := d.input(inv, inv.policy.uses, true)
+	in, err := r.mutationInput(inv)
 	if err != nil {
 		return nil, err
 	}
 	in.Object = valueOf(content)
-	val, err := inv.policy.newActivation(d.ctx, in).eval(m, celconfig.RuntimeCELCostBudget)
+	// Each mutation has a budget of its own, and its own activation:
+	// variables see the object as the mutations before left it.
+	val, err := inv.policy.Compiler.NewActivation(r.ctx, in).EvalValue(m.expr, celconfig.RuntimeCELCostBudget)
 	if err != nil {
 		return nil, err
 	}
@@ -125,11 +109,11 @@ func (d *dispatch) mutate(inv *invocation, m *mutationExpr, cur runtime.Object) 
 
 // contentVal returns obj's unstructured form as a CEL value (null for
 // nil), as kube-apiserver gives objects to mutations.
-func (d *dispatch) contentVal(obj runtime.Object) (ref.Val, error) {
+func (r *review) contentVal(obj runtime.Object) (ref.Val, error) {
 	if matching.IsNil(obj) {
 		return types.NullValue, nil
 	}
-	content, err := d.p.objects.content(obj, d.a.Kind)
+	content, err := r.p.objects.content(obj, r.a.Kind)
 	if err != nil {
 		return nil, err
 	}

@@ -1,14 +1,12 @@
 package mutating
 
 import (
-	"github.com/portcullis/portcullis/internal/admission/policy/policyset"
 	"io"
 	"log/slog"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -16,8 +14,10 @@ import (
 	"k8s.io/client-go/applyconfigurations"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/admission/policy/dispatch"
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
 	"github.com/portcullis/portcullis/internal/admission/policy/params"
+	"github.com/portcullis/portcullis/internal/admission/policy/policyset"
 	"github.com/portcullis/portcullis/internal/defaults"
 )
 
@@ -62,13 +62,17 @@ type Options struct {
 // Plugin is the MutatingAdmissionPolicy admission plugin.
 type Plugin struct {
 	opts    Options
+	cfg     dispatch.Config
 	log     *slog.Logger
 	metrics *metrics
 	objects *objects
 
-	// set holds the compiled policies and bindings.
-	set *policyset.Set[*compiledPolicy, *compiledBinding]
+	// loader compiles the policies and bindings the server hands over
+	// into the set requests read.
+	loader *loader
 }
+
+type loader = policyset.Handler[*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding, *compiledPolicy, *compiledBinding]
 
 var _ admission.Mutator = (*Plugin)(nil)
 
@@ -91,10 +95,11 @@ func New(opts Options) (*Plugin, error) {
 	}
 	p := &Plugin{
 		opts:    opts,
+		cfg:     dispatch.Config{Namespaces: opts.Namespaces, Params: opts.Params, Static: opts.Static, Ready: opts.Ready},
 		log:     log,
 		metrics: newMetrics(opts.Metrics),
 		objects: newObjects(opts.Scheme, converter, defaulter),
-		set:     policyset.New[*compiledPolicy, *compiledBinding](),
+		loader:  policyset.NewHandler(compilePolicy, func(o *admissionregistrationv1.MutatingAdmissionPolicy) any { return &o.Spec }, compileBinding),
 	}
 	return p, nil
 }
@@ -114,47 +119,11 @@ func schemeTypeConverter(scheme *runtime.Scheme) func(schema.GroupVersionKind) m
 // Upsert loads or replaces a MutatingAdmissionPolicy or
 // MutatingAdmissionPolicyBinding, compiling it now. Other objects are
 // ignored.
-func (p *Plugin) Upsert(obj runtime.Object) {
-	switch o := obj.(type) {
-	case *admissionregistrationv1.MutatingAdmissionPolicy:
-		if o == nil {
-			return
-		}
-		p.set.PutPolicy(o.Name, func(old *compiledPolicy, ok bool) *compiledPolicy {
-			if ok && apiequality.Semantic.DeepEqual(old.source.Spec, o.Spec) {
-				// A status or metadata change: the compiled policy still holds.
-				cp := *old
-				cp.source = o
-				return &cp
-			}
-			return compilePolicy(o)
-		})
-	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
-		if o != nil {
-			p.set.PutBinding(compileBinding(o))
-		}
-	}
-}
+func (p *Plugin) Upsert(obj runtime.Object) { p.loader.Upsert(obj) }
 
 // Delete unloads a MutatingAdmissionPolicy or
 // MutatingAdmissionPolicyBinding by name.
-func (p *Plugin) Delete(obj runtime.Object) {
-	switch o := obj.(type) {
-	case *admissionregistrationv1.MutatingAdmissionPolicy:
-		if o != nil {
-			p.set.DeletePolicy(o.Name)
-		}
-	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
-		if o != nil {
-			p.set.DeleteBinding(o.Name)
-		}
-	}
-}
+func (p *Plugin) Delete(obj runtime.Object) { p.loader.Delete(obj) }
 
 // hook is a policy with its bindings.
 type hook = policyset.Entry[*compiledPolicy, *compiledBinding]
-
-// current returns the snapshot requests read.
-func (p *Plugin) current() *policyset.Snapshot[*compiledPolicy, *compiledBinding] {
-	return p.set.Current()
-}

@@ -76,11 +76,11 @@ func TestParams(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv()
-			e.add(configMap("default", "settings", nil, map[string]string{"env": "staging"}))
-			e.add(configMap("prod", "settings", nil, map[string]string{"env": "production"}))
-			e.add(configMap("default", "b-second", map[string]string{"kind": "env"}, map[string]string{"env": "second"}))
-			e.add(configMap("default", "a-first", map[string]string{"kind": "env"}, map[string]string{"env": "first"}))
-			p := newPlugin(t, e.options(), paramPolicy, tc.binding)
+			e.Add(configMapGVK, configMap("default", "settings", nil, map[string]string{"env": "staging"}))
+			e.Add(configMapGVK, configMap("prod", "settings", nil, map[string]string{"env": "production"}))
+			e.Add(configMapGVK, configMap("default", "b-second", map[string]string{"kind": "env"}, map[string]string{"env": "second"}))
+			e.Add(configMapGVK, configMap("default", "a-first", map[string]string{"kind": "env"}, map[string]string{"env": "first"}))
+			p := newPlugin(t, options(e), paramPolicy, tc.binding)
 			a := podRequest(admission.Create, pod("default", "web", map[string]string{"app": "web"}), nil)
 			err, _ := admit(p, a)
 			if tc.wantErr != "" {
@@ -102,9 +102,9 @@ func TestParams(t *testing.T) {
 // TestParamsMap uses a whole ConfigMap's data as labels.
 func TestParamsMap(t *testing.T) {
 	e := newEnv()
-	e.add(configMap("default", "labels", nil, map[string]string{"team": "a", "cost-center": "42"}))
+	e.Add(configMapGVK, configMap("default", "labels", nil, map[string]string{"team": "a", "cost-center": "42"}))
 	policy := strings.Replace(paramPolicy, `{"env": params.data.env}`, `params.data`, 1)
-	p := newPlugin(t, e.options(), policy, paramBinding("b", "    name: labels\n    parameterNotFoundAction: Deny"))
+	p := newPlugin(t, options(e), policy, paramBinding("b", "    name: labels\n    parameterNotFoundAction: Deny"))
 	out := admitted(t, p, podRequest(admission.Create, pod("default", "web", nil), nil))
 	if diff := cmp.Diff(map[string]string{"team": "a", "cost-center": "42"}, out.Labels); diff != "" {
 		t.Errorf("labels (-want +got):\n%s", diff)
@@ -113,7 +113,7 @@ func TestParamsMap(t *testing.T) {
 
 func TestParamKindUnknown(t *testing.T) {
 	policy := strings.Replace(paramPolicy, "kind: ConfigMap", "kind: Frobnicator", 1)
-	p := newPlugin(t, newEnv().options(), policy, paramBinding("b", "    name: settings\n    parameterNotFoundAction: Deny"))
+	p := newPlugin(t, options(newEnv()), policy, paramBinding("b", "    name: settings\n    parameterNotFoundAction: Deny"))
 	err, _ := admit(p, podRequest(admission.Create, pod("default", "web", nil), nil))
 	want := `policy "env-label" denied request: failed to configure policy: failed to find resource referenced by paramKind: '/v1, Kind=Frobnicator'`
 	if err == nil || statusOf(t, err).ErrStatus.Message != want {
@@ -149,7 +149,7 @@ func TestMatchConditions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(t, newEnv().options(), podPolicy("p", tc.spec))
+			p := newPlugin(t, options(newEnv()), podPolicy("p", tc.spec))
 			a := podRequest(admission.Create, pod("default", "web", tc.lbls), nil)
 			err, _ := admit(p, a)
 			if tc.wantError != "" {
@@ -197,7 +197,7 @@ func TestFailurePolicy(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+"/Fail", func(t *testing.T) {
-			p := newPlugin(t, newEnv().options(), podPolicy("p", twoMutations("Fail", tc.bad)))
+			p := newPlugin(t, options(newEnv()), podPolicy("p", twoMutations("Fail", tc.bad)))
 			in := pod("default", "web", map[string]string{"app": "web"})
 			orig := in.DeepCopy()
 			a := podRequest(admission.Create, in, nil)
@@ -214,7 +214,7 @@ func TestFailurePolicy(t *testing.T) {
 			}
 		})
 		t.Run(tc.name+"/Ignore", func(t *testing.T) {
-			p := newPlugin(t, newEnv().options(), podPolicy("p", twoMutations("Ignore", tc.bad)))
+			p := newPlugin(t, options(newEnv()), podPolicy("p", twoMutations("Ignore", tc.bad)))
 			in := pod("default", "web", map[string]string{"app": "web"})
 			orig := in.DeepCopy()
 			out := admitted(t, p, podRequest(admission.Create, in, nil))
@@ -232,7 +232,7 @@ func TestFailurePolicy(t *testing.T) {
 // TestErrorsCollected: every failing policy is a cause; the first one's
 // message is the response's.
 func TestErrorsCollected(t *testing.T) {
-	p := newPlugin(t, newEnv().options(),
+	p := newPlugin(t, options(newEnv()),
 		podPolicy("a", applyConfig(`Object{metadata: Object.metadata{labels: {"x": object.nope}}}`)),
 		podPolicy("b", applyConfig(`Object{metadata: Object.metadata{labels: {"b": "yes"}}}`)),
 		podPolicy("c", jsonPatch(`[JSONPatch{op: "remove", path: "/nope"}]`)))
@@ -256,7 +256,7 @@ func TestErrorsCollected(t *testing.T) {
 // TestOrder applies policies and bindings in name order, each seeing what
 // the ones before did.
 func TestOrder(t *testing.T) {
-	p := newPlugin(t, newEnv().options(),
+	p := newPlugin(t, options(newEnv()),
 		podPolicy("b-second", applyConfig(`Object{metadata: Object.metadata{labels: {"order": object.metadata.labels["order"] + ",b"}}}`)),
 		podPolicy("a-first", applyConfig(`Object{metadata: Object.metadata{labels: {"order": "a"}}}`)),
 		`apiVersion: admissionregistration.k8s.io/v1
@@ -279,7 +279,7 @@ func TestVariablesAndNamespace(t *testing.T) {
   - name: label
     expression: '{"env-from-ns": variables.team}'
 ` + applyConfig(`Object{metadata: Object.metadata{labels: variables.label, annotations: {"uid": string(namespaceObject.metadata.name), "user": request.userInfo.username, "old": string(oldObject != null)}}}`)
-	p := newPlugin(t, newEnv().options(), podPolicy("p", spec))
+	p := newPlugin(t, options(newEnv()), podPolicy("p", spec))
 	for _, tc := range []struct{ ns, env, old string }{{"prod", "prod", "false"}, {"default", "none", "false"}} {
 		out := admitted(t, p, podRequest(admission.Create, pod(tc.ns, "web", nil), nil))
 		if out.Labels["env-from-ns"] != tc.env || out.Annotations["uid"] != tc.ns || out.Annotations["user"] != "alice" || out.Annotations["old"] != tc.old {
@@ -299,7 +299,7 @@ func TestVariableErrors(t *testing.T) {
   - name: broken
     expression: 'nope'
 ` + applyConfig(`Object{metadata: Object.metadata{labels: {"x": variables.broken}}}`)
-	p := newPlugin(t, newEnv().options(), podPolicy("p", spec))
+	p := newPlugin(t, options(newEnv()), podPolicy("p", spec))
 	err, _ := admit(p, podRequest(admission.Create, pod("default", "web", nil), nil))
 	want := `composited variable "broken" fails to compile`
 	if err == nil || !strings.Contains(err.Error(), want) {
@@ -318,7 +318,7 @@ func (allowAll) Authorize(_ context.Context, a authorizer.Attributes) (authorize
 
 func TestAuthorizer(t *testing.T) {
 	spec := applyConfig(`Object{metadata: Object.metadata{labels: {"approver": string(authorizer.requestResource.check("approve").allowed()), "creator": string(authorizer.requestResource.check("create").allowed())}}}`)
-	opts := newEnv().options()
+	opts := options(newEnv())
 	opts.Authorizer = allowAll{}
 	p := newPlugin(t, opts, podPolicy("p", spec))
 	out := admitted(t, p, podRequest(admission.Create, pod("default", "web", nil), nil))
@@ -334,7 +334,7 @@ func TestBindingNarrows(t *testing.T) {
       matchLabels:
         env: prod
 `
-	p := newPlugin(t, newEnv().options(), docs)
+	p := newPlugin(t, options(newEnv()), docs)
 	for ns, want := range map[string]bool{"prod": true, "default": false} {
 		out := admitted(t, p, podRequest(admission.Create, pod(ns, "web", nil), nil))
 		if got := out.Labels["mutated"] == "yes"; got != want {
@@ -387,7 +387,7 @@ spec:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := newEnv().options()
+			opts := options(newEnv())
 			opts.Static = tc.static
 			p := newPlugin(t, opts, everything)
 			before := tc.a.Object
@@ -402,7 +402,7 @@ spec:
 }
 
 func TestMissingNamespace(t *testing.T) {
-	p := newPlugin(t, newEnv().options(), podPolicy("p", applyConfig(`Object{}`)))
+	p := newPlugin(t, options(newEnv()), podPolicy("p", applyConfig(`Object{}`)))
 	err, _ := admit(p, podRequest(admission.Create, pod("gone", "web", nil), nil))
 	if se := statusOf(t, err); se.ErrStatus.Code != 404 || se.ErrStatus.Message != `namespaces "gone" not found` {
 		t.Fatalf("status = %+v", se.ErrStatus)
@@ -421,13 +421,13 @@ func TestUnknownSchema(t *testing.T) {
 		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w", "namespace": "default"}, "spec": map[string]any{"color": "red"}}}
 		return &admission.Attributes{Operation: admission.Create, Resource: gvr, Kind: gvk, Name: "w", Namespace: "default", Object: obj}
 	}
-	p := newPlugin(t, newEnv().options(), docs)
+	p := newPlugin(t, options(newEnv()), docs)
 	err, _ := admit(p, widget())
 	if se := statusOf(t, err); se.ErrStatus.Code != 503 || !strings.HasPrefix(se.ErrStatus.Message, "Resource kind example.com/v1, Kind=Widget not found.") {
 		t.Fatalf("status = %+v", se.ErrStatus)
 	}
 
-	opts := newEnv().options()
+	opts := options(newEnv())
 	opts.TypeConverter = func(schema.GroupVersionKind) managedfields.TypeConverter {
 		return managedfields.NewDeducedTypeConverter()
 	}
@@ -451,7 +451,7 @@ func TestNew(t *testing.T) {
 // TestUpsertDelete follows policies and bindings as they come and go.
 func TestUpsertDelete(t *testing.T) {
 	objs := decodeObjects(t, podPolicy("p", applyConfig(`Object{metadata: Object.metadata{labels: {"v": "1"}}}`)))
-	p := newPlugin(t, newEnv().options())
+	p := newPlugin(t, options(newEnv()))
 	label := func() string {
 		return admitted(t, p, podRequest(admission.Create, pod("default", "web", nil), nil)).Labels["v"]
 	}
@@ -484,8 +484,8 @@ func TestUpsertDelete(t *testing.T) {
 // change (run with -race).
 func TestConcurrentAdmit(t *testing.T) {
 	e := newEnv()
-	e.add(configMap("default", "settings", nil, map[string]string{"env": "staging"}))
-	p := newPlugin(t, e.options(), paramPolicy, paramBinding("b", "    name: settings\n    parameterNotFoundAction: Deny"),
+	e.Add(configMapGVK, configMap("default", "settings", nil, map[string]string{"env": "staging"}))
+	p := newPlugin(t, options(e), paramPolicy, paramBinding("b", "    name: settings\n    parameterNotFoundAction: Deny"),
 		podPolicy("side", applyConfig(`Object{spec: Object.spec{containers: [Object.spec.containers{name: "mesh", image: "m"}]}}`)))
 	extra := decodeObjects(t, podPolicy("extra", jsonPatch(`[JSONPatch{op: "add", path: "/metadata/annotations", value: {"a": "b"}}]`)))
 	done := make(chan error)
@@ -518,7 +518,7 @@ func TestConcurrentAdmit(t *testing.T) {
 }
 
 func TestNotReady(t *testing.T) {
-	opts := newEnv().options()
+	opts := options(newEnv())
 	opts.Ready = make(chan struct{})
 	p := newPlugin(t, opts, podPolicy("p", applyConfig(`Object{}`)))
 	ctx, cancel := context.WithCancel(context.Background())

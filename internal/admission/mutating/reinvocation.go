@@ -16,7 +16,7 @@ type invocationKey struct {
 }
 
 func (inv *invocation) key() invocationKey {
-	k := invocationKey{policy: inv.policy.name, binding: inv.binding.name}
+	k := invocationKey{policy: inv.policy.Name, binding: inv.binding.Name}
 	if inv.param != nil {
 		if m, err := meta.Accessor(inv.param); err == nil {
 			k.paramNamespace, k.paramName = m.GetNamespace(), m.GetName()

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/admission/policy/checkmetrics"
 	"github.com/portcullis/portcullis/internal/request"
 )
 
@@ -62,7 +63,7 @@ func TestReinvocation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(t, newEnv().options(), podPolicy("copy", copyTeam(tc.reinvocation, tc.strict)))
+			p := newPlugin(t, options(newEnv()), podPolicy("copy", copyTeam(tc.reinvocation, tc.strict)))
 			a := podRequest(admission.Create, pod("default", "web", nil), nil)
 			ctx := request.WithState(context.Background(), &request.State{})
 			if err := admission.AdmitWithReinvocation(ctx, a, []admission.Mutator{p, tc.later}); err != nil {
@@ -71,8 +72,8 @@ func TestReinvocation(t *testing.T) {
 			if got := a.Object.(*corev1.Pod).Annotations["team-was"]; got != tc.wantTeamWas {
 				t.Errorf("team-was = %q, want %q", got, tc.wantTeamWas)
 			}
-			runs := testutil.ToFloat64(p.metrics.checks.WithLabelValues("copy", "copy-binding", errorTypeNone)) +
-				testutil.ToFloat64(p.metrics.checks.WithLabelValues("copy", "copy-binding", errorTypeInvalid))
+			runs := testutil.ToFloat64(p.metrics.Checks.WithLabelValues("copy", "copy-binding", checkmetrics.ErrorTypeNone)) +
+				testutil.ToFloat64(p.metrics.Checks.WithLabelValues("copy", "copy-binding", checkmetrics.ErrorTypeInvalid))
 			if runs != tc.wantRuns {
 				t.Errorf("mutation ran %v times, want %v", runs, tc.wantRuns)
 			}
@@ -83,7 +84,7 @@ func TestReinvocation(t *testing.T) {
 // TestReinvocationRound: a mutation asks for the round; without a
 // Reinvocation in the context the plugin runs once and asks nothing.
 func TestReinvocationRound(t *testing.T) {
-	p := newPlugin(t, newEnv().options(), podPolicy("p", applyConfig(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)))
+	p := newPlugin(t, options(newEnv()), podPolicy("p", applyConfig(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)))
 	r := &admission.Reinvocation{}
 	a := podRequest(admission.Create, pod("default", "web", nil), nil)
 	if err := p.Admit(admission.WithReinvocation(context.Background(), r), a); err != nil {
@@ -93,7 +94,7 @@ func TestReinvocationRound(t *testing.T) {
 		t.Errorf("should %v is %v", r.ShouldReinvoke(), r.IsReinvoke())
 	}
 
-	p = newPlugin(t, newEnv().options(), podPolicy("p", applyConfig(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)))
+	p = newPlugin(t, options(newEnv()), podPolicy("p", applyConfig(`Object{metadata: Object.metadata{labels: {"a": "b"}}}`)))
 	if err := p.Admit(context.Background(), podRequest(admission.Create, pod("default", "web", nil), nil)); err != nil {
 		t.Fatal(err)
 	}

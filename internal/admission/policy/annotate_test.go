@@ -8,13 +8,14 @@ import (
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	"github.com/portcullis/portcullis/internal/admission/policy/policyset"
 )
 
 // TestAnnotate covers the results an audit annotation can have, including
 // one only a non-conforming expression could produce.
 func TestAnnotate(t *testing.T) {
-	fail := &compiledPolicy{failurePolicy: admissionregistrationv1.Fail}
-	ignore := &compiledPolicy{failurePolicy: admissionregistrationv1.Ignore}
+	fail := &compiledPolicy{Policy: policyset.Policy{FailurePolicy: admissionregistrationv1.Fail}}
+	ignore := &compiledPolicy{Policy: policyset.Policy{FailurePolicy: admissionregistrationv1.Ignore}}
 	a := &auditAnnotation{key: "k", value: &celenv.Expression{Source: "x"}}
 	evalErr := &apiservercel.Error{Detail: "boom"}
 	tests := []struct {

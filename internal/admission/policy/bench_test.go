@@ -3,9 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
-	"math"
 	"testing"
-	"time"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	"github.com/portcullis/portcullis/internal/admission/policy/policytest"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/request"
 )
@@ -59,48 +58,28 @@ func benchBinding(name, policy string, nsSelector *metav1.LabelSelector) *admiss
 // policiesOfWhichThreeMatch configures n policies with a binding each; three
 // of them match pods, the others other resources.
 func policiesOfWhichThreeMatch(n int) []runtime.Object {
-	var objs []runtime.Object
-	for i := range n {
-		res := fmt.Sprintf("things%d", i)
-		if i%(max(n/3, 1)) == 0 && i/(max(n/3, 1)) < 3 {
-			res = "pods"
-		}
-		name := fmt.Sprintf("policy-%04d", i)
-		objs = append(objs, benchPolicy(name, res, benchExpression, nil), benchBinding(name+"-binding", name, nil))
-	}
-	return objs
+	return policytest.PoliciesOfWhichThreeMatch(n, func(name, resource string) []runtime.Object {
+		return []runtime.Object{benchPolicy(name, resource, benchExpression, nil), benchBinding(name+"-binding", name, nil)}
+	})
 }
 
 // bindingsPerNamespace configures one pod policy with n bindings, one per
 // namespace; three select the request's namespace.
 func bindingsPerNamespace(n int) []runtime.Object {
-	objs := []runtime.Object{benchPolicy("pods", "pods", benchExpression, nil)}
-	for i := range n {
-		ns := fmt.Sprintf("tenant-%04d", i)
-		if i < 3 && n >= 3 {
-			ns = "default"
-		}
-		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
-		objs = append(objs, benchBinding(fmt.Sprintf("binding-%04d", i), "pods", sel))
-	}
-	return objs
+	return append([]runtime.Object{benchPolicy("pods", "pods", benchExpression, nil)},
+		policytest.BindingsPerNamespace(n, func(name string, sel *metav1.LabelSelector) runtime.Object { return benchBinding(name, "pods", sel) })...)
+}
+
+// validator returns one validation of a pod through the plugin of objs.
+func validator(objs []runtime.Object) func() error {
+	p := newPlugin(options(newEnv()), objs...)
+	a := podRequest(admission.Create, pod("default", "web", nil), nil)
+	ctx := request.WithState(context.Background(), &request.State{})
+	return func() error { return p.Validate(ctx, a) }
 }
 
 func benchValidate(b *testing.B, objs []runtime.Object) {
-	e := newEnv()
-	p := newPlugin(e.options(), objs...)
-	a := podRequest(admission.Create, pod("default", "web", nil), nil)
-	ctx := request.WithState(context.Background(), &request.State{})
-	if err := p.Validate(ctx, a); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if err := p.Validate(ctx, a); err != nil {
-			b.Fatal(err)
-		}
-	}
+	policytest.Bench(b, validator(objs))
 }
 
 // BenchmarkValidate admits a pod through n configured bindings, three of
@@ -147,31 +126,6 @@ func TestScaling(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("timing test")
 	}
-	perRequest := func(objs []runtime.Object) time.Duration {
-		p := newPlugin(newEnv().options(), objs...)
-		a := podRequest(admission.Create, pod("default", "web", nil), nil)
-		ctx := request.WithState(context.Background(), &request.State{})
-		const n = 2000
-		best := time.Duration(math.MaxInt64)
-		for range 5 {
-			start := time.Now()
-			for range n {
-				if err := p.Validate(ctx, a); err != nil {
-					t.Fatal(err)
-				}
-			}
-			best = min(best, time.Since(start)/n)
-		}
-		return best
-	}
-	for _, shape := range []struct {
-		name  string
-		build func(int) []runtime.Object
-	}{{"policies", policiesOfWhichThreeMatch}, {"namespaceBindings", bindingsPerNamespace}} {
-		small, large := perRequest(shape.build(10)), perRequest(shape.build(1024))
-		t.Logf("%s: 10 → %v, 1024 → %v per request", shape.name, small, large)
-		if large > 2*small {
-			t.Errorf("%s: 1,024 bindings cost %v per request, more than twice the %v of 10", shape.name, large, small)
-		}
-	}
+	policytest.Scaling(t, []policytest.Shape{{Name: "policies", Build: policiesOfWhichThreeMatch}, {Name: "namespaceBindings", Build: bindingsPerNamespace}},
+		2000, 5, validator)
 }

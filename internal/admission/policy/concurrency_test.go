@@ -12,7 +12,7 @@ import (
 // -race.
 func TestConcurrentUse(t *testing.T) {
 	e := newEnv()
-	p := newPlugin(e.options(), loadYAML(t, "deny-privileged.yaml")...)
+	p := newPlugin(options(e), loadYAML(t, "deny-privileged.yaml")...)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 4 {

@@ -2,12 +2,11 @@ package policy
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	"github.com/portcullis/portcullis/internal/admission/policy/checkmetrics"
 )
 
 // action is what a decision asks for.
@@ -59,26 +58,13 @@ type result struct {
 	annotations []annotationResult
 }
 
-// The error_type label values of the check metrics.
-const (
-	errorTypeNone        = "no_error"
-	errorTypeCompile     = "compile_error"
-	errorTypeInvalid     = "invalid_error"
-	errorTypeOutOfBudget = "out_of_budget"
-)
-
 // errorType classifies a decision for the metrics as kube-apiserver does,
 // by its message: a denial by a false validation counts as invalid_error.
 func errorType(d *decision) string {
-	switch {
-	case d.evaluation == evalAdmit:
-		return errorTypeNone
-	case strings.HasPrefix(d.message, "compilation"):
-		return errorTypeCompile
-	case strings.HasPrefix(d.message, celenv.ErrOutOfBudgetDetail):
-		return errorTypeOutOfBudget
+	if d.evaluation == evalAdmit {
+		return checkmetrics.ErrorTypeNone
 	}
-	return errorTypeInvalid
+	return checkmetrics.ErrorType(d.message)
 }
 
 // reasonCode maps a validation's reason to the response status code.

@@ -8,35 +8,37 @@
 // # How the pieces fit
 //
 // The server feeds policies and bindings to Upsert and Delete (an
-// informer.Handler). Upsert compiles a policy at once (matchConstraints,
-// matchConditions, variables, validations, messageExpressions,
-// auditAnnotations) and a binding's matchResources and paramRef; nothing is
-// compiled per request. The next request after a change rebuilds an index
-// of the policies that have bindings, keyed by operation, API group and
-// resource (matching.Index), and for each policy an index of its bindings,
-// so that a request is only checked against the policies and bindings whose
-// rules can match it.
+// informer.Handler, policyset.Handler). Upsert compiles a policy at once:
+// what every admission policy has (policyset.CompilePolicy:
+// matchConstraints, paramKind, variables, matchConditions) and what only a
+// validating one has (validations, messageExpressions, auditAnnotations),
+// and a binding's matchResources and paramRef; nothing is compiled per
+// request. The next request after a change rebuilds an index of the
+// policies that have bindings, keyed by operation, API group and resource
+// (matching.Index), and for each policy an index of its bindings, so that
+// a request is only checked against the policies and bindings whose rules
+// can match it.
 //
-// Validate (the admission.Validator) then, for each candidate policy in
-// name order: matches the policy, resolves its paramKind, and for each
-// matching binding in name order collects the params (params.Collect) and
-// evaluates the policy once per param (evaluate.go): match conditions,
-// validations, messages, audit annotations, each set under
-// kube-apiserver's cost budget. Decisions are applied by the binding's
-// validationActions: Deny collects the first denial for the response,
-// Warn adds a Warning header, Audit adds to the
-// validation.policy.admission.k8s.io/validation_failure audit annotation.
-// Configuration errors (a missing paramKind or param, an unparsable
-// selector, a namespace that cannot be read) deny or are ignored by the
-// policy's failurePolicy.
+// Validate (the admission.Validator) walks the candidate policies with
+// package dispatch, which the MutatingAdmissionPolicy plugin shares: for
+// each policy in name order it matches the policy, resolves its
+// paramKind, and for each matching binding in name order collects the
+// params. The plugin then evaluates the policy once per param
+// (evaluate.go): match conditions, validations, messages, audit
+// annotations, each set under kube-apiserver's cost budget, on the
+// request's values as celenv.Values converts them once per request.
+// Decisions are applied by the binding's validationActions: Deny collects
+// the first denial for the response, Warn adds a Warning header, Audit
+// adds to the validation.policy.admission.k8s.io/validation_failure audit
+// annotation. Configuration errors (a missing paramKind or param, an
+// unparsable selector, a namespace that cannot be read) deny or are
+// ignored by the policy's failurePolicy. The check metrics are
+// checkmetrics'.
 //
 // # What is exempt
 //
-// Reviews (TokenReview, SelfSubjectReview, SubjectAccessReview and the
-// other access reviews) are never subject to policies. The policy and
-// binding resources themselves are exempt from policies created through
-// the API, but not from manifest-based (static) ones, as in
-// kube-apiserver: Options.Static selects.
+// Reviews and, for policies created through the API, the policy and
+// binding resources themselves: see dispatch.Exempt.
 //
 // # API validation and status
 //

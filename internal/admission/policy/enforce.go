@@ -5,19 +5,24 @@ import (
 	"fmt"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/portcullis/portcullis/internal/admission"
-	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+	"github.com/portcullis/portcullis/internal/admission/policy/dispatch"
+	"github.com/portcullis/portcullis/internal/admission/policy/policyset"
 )
 
-// configError records a configuration error of a policy (b nil) or
-// binding, which denies unless the policy ignores failures.
-func (d *dispatch) configError(pol *compiledPolicy, b *compiledBinding, err error) {
-	den := denial{policy: pol.name}
-	switch pol.failurePolicy {
+// denial is a decision that denies the request.
+type denial struct {
+	policy, binding string // binding is empty for policy errors
+	message         string
+	reason          metav1.StatusReason
+}
+
+// ConfigError implements dispatch.Visitor: a configuration error of a
+// policy (b nil) or binding denies unless the policy ignores failures.
+func (r *review) ConfigError(pol *compiledPolicy, b *policyset.Binding, err error) {
+	den := denial{policy: pol.Name}
+	switch pol.FailurePolicy {
 	case admissionregistrationv1.Ignore:
 		return
 	case admissionregistrationv1.Fail:
@@ -27,44 +32,44 @@ func (d *dispatch) configError(pol *compiledPolicy, b *compiledBinding, err erro
 			den.message = fmt.Errorf("failed to configure binding: %w", err).Error()
 		}
 	default:
-		den.message = fmt.Sprintf("unrecognized failure policy: '%v'", pol.failurePolicy)
+		den.message = fmt.Sprintf("unrecognized failure policy: '%v'", pol.FailurePolicy)
 	}
 	if b != nil {
-		den.binding = b.name
+		den.binding = b.Name
 	}
-	d.denied = append(d.denied, den)
+	r.denied = append(r.denied, den)
 }
 
 // apply enforces one evaluation by the binding's validation actions.
-func (d *dispatch) apply(pol *compiledPolicy, b *compiledBinding, res result, annotations *annotationCollector) {
-	m := d.p.metrics
+func (r *review) apply(pol *compiledPolicy, b *compiledBinding, res result) {
+	m := r.p.metrics
 	for i := range res.decisions {
 		dec := &res.decisions[i]
 		switch dec.action {
 		case actionAdmit:
 			if dec.evaluation == evalError {
-				m.observe(pol.name, b.name, errorType(dec), enforceAllow, dec.elapsed)
+				m.Observe(dec.elapsed, pol.Name, b.Name, errorType(dec), enforceAllow)
 			}
 		case actionDeny:
 			for _, act := range b.actions {
 				switch act {
 				case admissionregistrationv1.Deny:
-					d.denied = append(d.denied, denial{policy: pol.name, binding: b.name, message: dec.message, reason: dec.reason})
-					m.observe(pol.name, b.name, errorType(dec), enforceDeny, dec.elapsed)
+					r.denied = append(r.denied, denial{policy: pol.Name, binding: b.Name, message: dec.message, reason: dec.reason})
+					m.Observe(dec.elapsed, pol.Name, b.Name, errorType(dec), enforceDeny)
 				case admissionregistrationv1.Audit:
-					d.failures = append(d.failures, ValidationFailure{
+					r.failures = append(r.failures, ValidationFailure{
 						ExpressionIndex:   i,
 						Message:           dec.message,
 						ValidationActions: b.actions,
-						Binding:           b.name,
-						Policy:            b.policyName,
+						Binding:           b.Name,
+						Policy:            b.PolicyName,
 					})
-					m.observe(pol.name, b.name, errorType(dec), enforceAudit, dec.elapsed)
+					m.Observe(dec.elapsed, pol.Name, b.Name, errorType(dec), enforceAudit)
 				case admissionregistrationv1.Warn:
-					if d.state != nil {
-						d.state.AddWarning(WarningText(pol.name, b.name, dec.message))
+					if r.state != nil {
+						r.state.AddWarning(WarningText(pol.Name, b.Name, dec.message))
 					}
-					m.observe(pol.name, b.name, errorType(dec), enforceWarn, dec.elapsed)
+					m.Observe(dec.elapsed, pol.Name, b.Name, errorType(dec), enforceWarn)
 				}
 			}
 		}
@@ -73,12 +78,12 @@ func (d *dispatch) apply(pol *compiledPolicy, b *compiledBinding, res result, an
 		an := &res.annotations[i]
 		switch an.action {
 		case annotationPublish:
-			annotations.add(an.key, an.value)
+			r.annotations.add(an.key, an.value)
 		case annotationError:
 			// An audit annotation that fails denies whatever the actions.
 			dec := decision{action: actionDeny, evaluation: evalError, message: an.err, elapsed: an.elapsed}
-			d.denied = append(d.denied, denial{policy: pol.name, binding: b.name, message: an.err})
-			m.observe(pol.name, b.name, errorType(&dec), enforceDeny, an.elapsed)
+			r.denied = append(r.denied, denial{policy: pol.Name, binding: b.Name, message: an.err})
+			m.Observe(an.elapsed, pol.Name, b.Name, errorType(&dec), enforceDeny)
 		}
 	}
 }
@@ -98,14 +103,14 @@ func DenyMessage(policy, binding, message string) string {
 }
 
 // finish publishes the audit failures and returns the first denial.
-func (d *dispatch) finish() error {
-	publishValidationFailures(d.state, d.failures, d.p.log)
-	if len(d.denied) == 0 {
+func (r *review) finish() error {
+	publishValidationFailures(r.state, r.failures, r.p.log)
+	if len(r.denied) == 0 {
 		return nil
 	}
-	den := d.denied[0]
+	den := r.denied[0]
 	message := DenyMessage(den.policy, den.binding, den.message)
-	err := forbidden(d.a, errors.New(message))
+	err := dispatch.Forbidden(r.a, errors.New(message))
 	reason := den.reason
 	if reason == "" {
 		reason = metav1.StatusReasonInvalid
@@ -114,23 +119,4 @@ func (d *dispatch) finish() error {
 	err.ErrStatus.Code = reasonCode(reason)
 	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{Message: message})
 	return err
-}
-
-// forbidden is kube-apiserver's admission error: 403 on the resource and
-// the object's name (its generateName before one is generated).
-func forbidden(a *admission.Attributes, err error) *apierrors.StatusError {
-	name := a.Name
-	if name == "" {
-		name = "Unknown"
-		if !matching.IsNil(a.Object) {
-			if m, merr := meta.Accessor(a.Object); merr != nil {
-				name = "Unknown/errorGettingName"
-			} else if m.GetName() != "" {
-				name = m.GetName()
-			} else if m.GetGenerateName() != "" {
-				name = m.GetGenerateName()
-			}
-		}
-	}
-	return apierrors.NewForbidden(a.Resource.GroupResource(), name, err)
 }

@@ -11,15 +11,15 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	"github.com/portcullis/portcullis/internal/admission/policy/dispatch"
 )
 
 func (p *compiledPolicy) errorAction() action {
-	if p.failurePolicy == admissionregistrationv1.Ignore {
+	if p.FailurePolicy == admissionregistrationv1.Ignore {
 		return actionAdmit
 	}
 	return actionDeny
@@ -33,11 +33,10 @@ func (p *compiledPolicy) errorResult(msg string) result {
 // validator does. in holds the values the policy reads, namespaceObject
 // as validations see it; audit annotations see fullNamespace.
 func (p *compiledPolicy) evaluate(ctx context.Context, in celenv.Input, fullNamespace ref.Val, log *slog.Logger) result {
-	if len(p.matchConditions) > 0 {
+	if len(p.Conditions) > 0 {
 		mc := in
 		mc.Namespace = nil // kube-apiserver gives match conditions no namespaceObject
-		act := p.compiler.NewActivation(ctx, mc)
-		matches, err := p.matchConditionsHold(act)
+		matches, err := dispatch.ConditionsHold(p.Compiler.NewActivation(ctx, mc), p.Conditions, p.FailurePolicy)
 		if err != nil {
 			return p.errorResult(err.Error())
 		}
@@ -46,7 +45,7 @@ func (p *compiledPolicy) evaluate(ctx context.Context, in celenv.Input, fullName
 		}
 	}
 
-	act := p.compiler.NewActivation(ctx, in)
+	act := p.Compiler.NewActivation(ctx, in)
 	// Messages and audit annotations may not use the authorizer.
 	noAuthz := in
 	noAuthz.Authorizer, noAuthz.RequestResourceAuthorizer = nil, nil
@@ -63,7 +62,7 @@ func (p *compiledPolicy) evaluate(ctx context.Context, in celenv.Input, fullName
 	var msgs []celenv.Result
 	var msgErr error
 	if p.hasMessageExpressions {
-		msgAct := p.compiler.NewActivation(ctx, noAuthz)
+		msgAct := p.Compiler.NewActivation(ctx, noAuthz)
 		msgs = make([]celenv.Result, len(p.validations))
 		for i := range p.validations {
 			if msgs[i], budget, msgErr = msgAct.Eval(p.validations[i].messageExpr, budget); msgErr != nil {
@@ -84,7 +83,7 @@ func (p *compiledPolicy) evaluate(ctx context.Context, in celenv.Input, fullName
 	}
 	annIn := noAuthz
 	annIn.Namespace = fullNamespace
-	annAct := p.compiler.NewActivation(ctx, annIn)
+	annAct := p.Compiler.NewActivation(ctx, annIn)
 	anns := make([]celenv.Result, len(p.auditAnnotations))
 	budget = celconfig.RuntimeCELCostBudget
 	for i := range p.auditAnnotations {
@@ -97,48 +96,6 @@ func (p *compiledPolicy) evaluate(ctx context.Context, in celenv.Input, fullName
 		res.annotations[i] = p.annotate(&p.auditAnnotations[i], &anns[i])
 	}
 	return res
-}
-
-// matchConditionsHold evaluates the match conditions: one false skips the
-// policy, errors without a false fail by the failure policy.
-func (p *compiledPolicy) matchConditionsHold(act *celenv.Activation) (bool, error) {
-	fail, ignore := p.failurePolicy == admissionregistrationv1.Fail, p.failurePolicy == admissionregistrationv1.Ignore
-	evals := make([]celenv.Result, len(p.matchConditions))
-	budget := int64(celconfig.RuntimeCELCostBudgetMatchConditions)
-	var err error
-	for i := range p.matchConditions {
-		if evals[i], budget, err = act.Eval(p.matchConditions[i].expr, budget); err != nil {
-			break
-		}
-	}
-	if err != nil {
-		switch {
-		case fail:
-			return false, err
-		case ignore:
-			return false, nil
-		}
-		// kube-apiserver goes on with no results for any other policy.
-		evals = nil
-	}
-	var errs []error
-	for i := range evals {
-		if evals[i].Err != nil {
-			errs = append(errs, evals[i].Err)
-		}
-		if evals[i].Val == types.False {
-			return false, nil
-		}
-	}
-	if len(errs) > 0 {
-		switch {
-		case fail:
-			return false, utilerrors.NewAggregate(errs)
-		case ignore:
-			return false, nil
-		}
-	}
-	return true, nil
 }
 
 // decide turns one validation's evaluation into a decision.
@@ -199,7 +156,7 @@ func (p *compiledPolicy) annotate(a *auditAnnotation, ev *celenv.Result) annotat
 	r := annotationResult{key: a.key, elapsed: ev.Elapsed}
 	if ev.Err != nil {
 		r.action, r.err = annotationError, ev.Err.Error()
-		if p.failurePolicy == admissionregistrationv1.Ignore {
+		if p.FailurePolicy == admissionregistrationv1.Ignore {
 			r.action = annotationExclude
 		}
 		return r

@@ -15,7 +15,7 @@ func privileged() corev1.Container {
 
 func TestSpecExamples(t *testing.T) {
 	e := newEnv()
-	p := newPlugin(e.options(), append(loadYAML(t, "deny-privileged.yaml"), loadYAML(t, "require-labels.yaml")...)...)
+	p := newPlugin(options(e), append(loadYAML(t, "deny-privileged.yaml"), loadYAML(t, "require-labels.yaml")...)...)
 	named := map[string]string{"app.kubernetes.io/name": "web"}
 	tests := []struct {
 		name    string

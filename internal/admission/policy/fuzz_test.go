@@ -57,7 +57,7 @@ func FuzzPolicyExpressions(f *testing.F) {
 	f.Add("authorizer.requestResource.check('create').allowed()", "params.x", "m", "authorizer.path('/').check('get').reason()")
 	f.Add("", "", "", "")
 	f.Fuzz(func(t *testing.T, expression, messageExpression, message, annotation string) {
-		p := newPlugin(newEnv().options(),
+		p := newPlugin(options(newEnv()),
 			vap("p", variable("v", "object.spec.containers.size()"),
 				withValidation(admissionregistrationv1.Validation{Expression: expression, MessageExpression: messageExpression, Message: message}),
 				annotate("a", annotation)),

@@ -11,7 +11,7 @@ import (
 
 func TestMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	opts := newEnv().options()
+	opts := options(newEnv())
 	opts.Metrics = reg
 	warn, audit := admissionregistrationv1.Warn, admissionregistrationv1.Audit
 	p := newPlugin(opts,

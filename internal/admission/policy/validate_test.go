@@ -70,7 +70,7 @@ func TestMessages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(newEnv().options(), vap("p", variable("count", "object.spec.containers.size()"), withValidation(tc.v)), vapb("b", "p"))
+			p := newPlugin(options(newEnv()), vap("p", variable("count", "object.spec.containers.size()"), withValidation(tc.v)), vapb("b", "p"))
 			o := validateOutcome(t, p, createWeb())
 			want := denyPrefix + "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: " + tc.want
 			if o.err != want {
@@ -94,7 +94,7 @@ func TestReasons(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.want), func(t *testing.T) {
-			p := newPlugin(newEnv().options(), vap("p", withValidation(admissionregistrationv1.Validation{Expression: "false", Message: "no", Reason: tc.reason})), vapb("b", "p"))
+			p := newPlugin(options(newEnv()), vap("p", withValidation(admissionregistrationv1.Validation{Expression: "false", Message: "no", Reason: tc.reason})), vapb("b", "p"))
 			o := validateOutcome(t, p, createWeb())
 			if o.code != tc.code || o.reason != tc.want {
 				t.Fatalf("got %d %s, want %d %s", o.code, o.reason, tc.code, tc.want)
@@ -102,7 +102,7 @@ func TestReasons(t *testing.T) {
 		})
 	}
 	t.Run("first denial decides", func(t *testing.T) {
-		p := newPlugin(newEnv().options(),
+		p := newPlugin(options(newEnv()),
 			vap("b-second", withValidation(admissionregistrationv1.Validation{Expression: "false", Message: "second", Reason: ptrTo(metav1.StatusReasonForbidden)})), vapb("x", "b-second"),
 			vap("a-first", validate("true"), withValidation(admissionregistrationv1.Validation{Expression: "false", Message: "first", Reason: ptrTo(metav1.StatusReasonUnauthorized)})), vapb("y", "a-first"))
 		o := validateOutcome(t, p, createWeb())
@@ -111,7 +111,7 @@ func TestReasons(t *testing.T) {
 		}
 	})
 	t.Run("generateName names the object", func(t *testing.T) {
-		p := newPlugin(newEnv().options(), vap("p", validate("false")), vapb("b", "p"))
+		p := newPlugin(options(newEnv()), vap("p", validate("false")), vapb("b", "p"))
 		obj := pod("default", "", nil)
 		obj.GenerateName = "web-"
 		o := validateOutcome(t, p, podRequest(admission.Create, obj, nil))
@@ -152,7 +152,7 @@ func TestFailurePolicies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(newEnv().options(), tc.policy, vapb("b", "p"))
+			p := newPlugin(options(newEnv()), tc.policy, vapb("b", "p"))
 			o := validateOutcome(t, p, createWeb())
 			if tc.want == "" {
 				if o.err != "" {
@@ -201,7 +201,7 @@ func TestValidationActions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPlugin(newEnv().options(), tc.policy, vapb("b", "p", actions(tc.actions...)))
+			p := newPlugin(options(newEnv()), tc.policy, vapb("b", "p", actions(tc.actions...)))
 			o := validateOutcome(t, p, createWeb())
 			if o.err != tc.err || strings.Join(o.warnings, "|") != strings.Join(tc.warnings, "|") || o.annotations[ValidationFailureAnnotation] != tc.audit {
 				t.Fatalf("got err %q warnings %q audit %q", o.err, o.warnings, o.annotations[ValidationFailureAnnotation])
@@ -213,7 +213,7 @@ func TestValidationActions(t *testing.T) {
 		for i := range 60 {
 			objs = append(objs, vapb("b"+string(rune('A'+i)), "p", actions(audit)))
 		}
-		p := newPlugin(newEnv().options(), objs...)
+		p := newPlugin(options(newEnv()), objs...)
 		o := validateOutcome(t, p, createWeb())
 		var failures []ValidationFailure
 		if err := json.Unmarshal([]byte(o.annotations[ValidationFailureAnnotation]), &failures); err != nil {
@@ -250,7 +250,7 @@ func TestAuditAnnotations(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// Audit annotations are published whatever the actions.
-			p := newPlugin(newEnv().options(), vap("p", tc.opts...), vapb("b", "p", actions(admissionregistrationv1.Warn)))
+			p := newPlugin(options(newEnv()), vap("p", tc.opts...), vapb("b", "p", actions(admissionregistrationv1.Warn)))
 			o := validateOutcome(t, p, createWeb())
 			if tc.wantErr != "" {
 				if o.err != denyPrefix+"ValidatingAdmissionPolicy 'p' with binding 'b' denied request: "+tc.wantErr {
@@ -271,9 +271,9 @@ func TestAuditAnnotations(t *testing.T) {
 	t.Run("duplicates dropped, distinct values joined", func(t *testing.T) {
 		e := newEnv()
 		for _, n := range []string{"one", "two", "three"} {
-			e.add(configMapGVK, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: n, Labels: map[string]string{"use": "yes"}}, Data: map[string]string{"v": strings.TrimSuffix(n, "ree")}})
+			e.Add(configMapGVK, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: n, Labels: map[string]string{"use": "yes"}}, Data: map[string]string{"v": strings.TrimSuffix(n, "ree")}})
 		}
-		p := newPlugin(e.options(),
+		p := newPlugin(options(e),
 			vap("p", paramKind("v1", "ConfigMap"), annotate("v", "string(params.data.v)"), annotate("same", "'x'")),
 			vapb("b1", "p", paramRef(admissionregistrationv1.ParamRef{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"use": "yes"}}})),
 			vapb("b2", "p", paramRef(admissionregistrationv1.ParamRef{Name: "one"})))
@@ -286,11 +286,11 @@ func TestAuditAnnotations(t *testing.T) {
 
 func TestParams(t *testing.T) {
 	e := newEnv()
-	e.addNamespace("other", nil)
-	e.add(configMapGVK, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "limits", Labels: map[string]string{"kind": "limits"}}, Data: map[string]string{"max": "1"}})
-	e.add(configMapGVK, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "strict", Labels: map[string]string{"kind": "limits"}}, Data: map[string]string{"max": "0"}})
-	e.add(configMapGVK, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "limits"}, Data: map[string]string{"max": "0"}})
-	e.add(clusterParamGVK, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Limits", "metadata": map[string]any{"name": "global"}, "max": int64(0)}})
+	e.AddNamespace("other", nil)
+	e.Add(configMapGVK, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "limits", Labels: map[string]string{"kind": "limits"}}, Data: map[string]string{"max": "1"}})
+	e.Add(configMapGVK, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "strict", Labels: map[string]string{"kind": "limits"}}, Data: map[string]string{"max": "0"}})
+	e.Add(configMapGVK, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "limits"}, Data: map[string]string{"max": "0"}})
+	e.Add(clusterParamGVK, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Limits", "metadata": map[string]any{"name": "global"}, "max": int64(0)}})
 	allow, deny := admissionregistrationv1.AllowAction, admissionregistrationv1.DenyAction
 	maxContainers := withValidation(admissionregistrationv1.Validation{
 		Expression:        "object.spec.containers.size() <= int(params.data.max)",
@@ -326,7 +326,7 @@ func TestParams(t *testing.T) {
 			if tc.ref != nil {
 				opts = append(opts, paramRef(*tc.ref))
 			}
-			p := newPlugin(e.options(), tc.policy, vapb("b", "p", opts...))
+			p := newPlugin(options(e), tc.policy, vapb("b", "p", opts...))
 			o := validateOutcome(t, p, createWeb())
 			if o.err != tc.want {
 				t.Fatalf("got  %q\nwant %q", o.err, tc.want)
@@ -334,7 +334,7 @@ func TestParams(t *testing.T) {
 		})
 	}
 	t.Run("namespaced params for a cluster-scoped request", func(t *testing.T) {
-		p := newPlugin(e.options(),
+		p := newPlugin(options(e),
 			vap("p", paramKind("v1", "ConfigMap"), validate("true"), constraints(&admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 				Operations: []admissionregistrationv1.OperationType{"*"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"nodes"}}}}}})),
 			vapb("b", "p", paramRef(admissionregistrationv1.ParamRef{Name: "limits"})))
@@ -353,34 +353,34 @@ func TestConfigurationErrors(t *testing.T) {
 		Operations: []admissionregistrationv1.OperationType{"*"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}}}
 	inGone := podRequest(admission.Create, pod("gone", "web", nil), nil)
 	t.Run("policy namespace selector on a missing namespace", func(t *testing.T) {
-		p := newPlugin(newEnv().options(), vap("p", validate("true"), constraints(&admissionregistrationv1.MatchResources{ResourceRules: podRules, NamespaceSelector: prod})), vapb("b", "p"))
+		p := newPlugin(options(newEnv()), vap("p", validate("true"), constraints(&admissionregistrationv1.MatchResources{ResourceRules: podRules, NamespaceSelector: prod})), vapb("b", "p"))
 		o := validateOutcome(t, p, inGone)
 		if o.err != `pods "web" is forbidden: ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespaces "gone" not found` || o.code != 422 {
 			t.Fatal(o.err, o.code)
 		}
 	})
 	t.Run("binding namespace selector on a missing namespace", func(t *testing.T) {
-		p := newPlugin(newEnv().options(), vap("p", validate("true")), vapb("b", "p", bindingResources(&admissionregistrationv1.MatchResources{NamespaceSelector: prod})))
+		p := newPlugin(options(newEnv()), vap("p", validate("true")), vapb("b", "p", bindingResources(&admissionregistrationv1.MatchResources{NamespaceSelector: prod})))
 		o := validateOutcome(t, p, inGone)
 		if o.err != `pods "web" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed to configure binding: namespaces "gone" not found` {
 			t.Fatal(o.err)
 		}
 	})
 	t.Run("namespaceObject of a missing namespace fails the request", func(t *testing.T) {
-		p := newPlugin(newEnv().options(), vap("p", validate("true")), vapb("b", "p"))
+		p := newPlugin(options(newEnv()), vap("p", validate("true")), vapb("b", "p"))
 		err, _ := run(p, inGone)
 		if !apierrors.IsNotFound(err) {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("binding of a missing policy is ignored", func(t *testing.T) {
-		p := newPlugin(newEnv().options(), vapb("b", "nope"))
+		p := newPlugin(options(newEnv()), vapb("b", "nope"))
 		if o := validateOutcome(t, p, createWeb()); o.err != "" {
 			t.Fatal(o.err)
 		}
 	})
 	t.Run("policy without bindings is not evaluated", func(t *testing.T) {
-		p := newPlugin(newEnv().options(), vap("p", validate("false")))
+		p := newPlugin(options(newEnv()), vap("p", validate("false")))
 		if o := validateOutcome(t, p, createWeb()); o.err != "" {
 			t.Fatal(o.err)
 		}
@@ -388,7 +388,7 @@ func TestConfigurationErrors(t *testing.T) {
 	t.Run("policy without matchConstraints", func(t *testing.T) {
 		pol := vap("p", validate("true"))
 		pol.Spec.MatchConstraints = nil
-		p := newPlugin(newEnv().options(), pol, vapb("b", "p"))
+		p := newPlugin(options(newEnv()), pol, vapb("b", "p"))
 		o := validateOutcome(t, p, createWeb())
 		if o.err != denyPrefix+"ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: policy contained no match constraints, a required field" {
 			t.Fatal(o.err)
@@ -398,8 +398,8 @@ func TestConfigurationErrors(t *testing.T) {
 
 func TestMatching(t *testing.T) {
 	e := newEnv()
-	e.addNamespace("prod", map[string]string{"env": "prod"})
-	p := newPlugin(e.options(),
+	e.AddNamespace("prod", map[string]string{"env": "prod"})
+	p := newPlugin(options(e),
 		vap("pods-only", validate("false")), vapb("all", "pods-only",
 			bindingResources(&admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}})),
 		vap("labelled", validate("false"), constraints(&admissionregistrationv1.MatchResources{
@@ -429,7 +429,7 @@ func TestMatching(t *testing.T) {
 }
 
 func TestNamespaceObject(t *testing.T) {
-	p := newPlugin(newEnv().options(),
+	p := newPlugin(options(newEnv()),
 		vap("p", withValidation(admissionregistrationv1.Validation{Expression: "false", MessageExpression: "namespaceObject == null ? 'none' : namespaceObject.metadata.name"}),
 			constraints(&admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 				Operations: []admissionregistrationv1.OperationType{"*"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}}}}})),
@@ -482,7 +482,7 @@ func TestExemptResources(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.resource, func(t *testing.T) {
 			for _, static := range []bool{false, true} {
-				opts := newEnv().options()
+				opts := options(newEnv())
 				opts.Static = static
 				p := newPlugin(opts, vap("p", validate("false"), everything), vapb("b", "p"))
 				err, _ := run(p, req(tc.group, tc.resource))
@@ -499,7 +499,7 @@ func TestExemptResources(t *testing.T) {
 }
 
 func TestProtectAdmissionResourcesExample(t *testing.T) {
-	opts := newEnv().options()
+	opts := options(newEnv())
 	opts.Static = true
 	p := newPlugin(opts, loadYAML(t, "protect-admission-resources.yaml")...)
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"}
@@ -518,7 +518,7 @@ func TestProtectAdmissionResourcesExample(t *testing.T) {
 }
 
 func TestLoading(t *testing.T) {
-	p := newPlugin(newEnv().options())
+	p := newPlugin(options(newEnv()))
 	a := createWeb()
 	denied := func() bool { err, _ := run(p, a); return err != nil }
 	steps := []struct {
@@ -552,7 +552,7 @@ func TestLoading(t *testing.T) {
 		cp := pol.DeepCopy()
 		cp.Status.ObservedGeneration = 1
 		p.Upsert(cp)
-		if mustPolicy(t, p, "p").validations[0].expr != before || mustPolicy(t, p, "p").source != cp {
+		if mustPolicy(t, p, "p").validations[0].expr != before {
 			t.Fatal("recompiled on a status change")
 		}
 	})
@@ -560,7 +560,7 @@ func TestLoading(t *testing.T) {
 
 func TestReady(t *testing.T) {
 	ready := make(chan struct{})
-	opts := newEnv().options()
+	opts := options(newEnv())
 	opts.Ready = ready
 	p := newPlugin(opts, vap("p", validate("true")), vapb("b", "p"))
 	ctx, cancel := context.WithTimeout(request.WithState(context.Background(), &request.State{}), 50*time.Millisecond)
@@ -578,7 +578,7 @@ func TestReady(t *testing.T) {
 
 func mustPolicy(t *testing.T, p *Plugin, name string) *compiledPolicy {
 	t.Helper()
-	c, ok := p.set.Policy(name)
+	c, ok := p.loader.Set.Policy(name)
 	if !ok {
 		t.Fatalf("policy %s not loaded", name)
 	}

@@ -176,3 +176,20 @@ func (a *Activation) Eval(e *Expression, budget int64) (Result, int64, error) {
 	r.Val = val
 	return r, budget, nil
 }
+
+// EvalValue evaluates e on its own under budget, as each mutation is, and
+// returns its value. Every error is returned: a compile error as it was
+// compiled, an evaluation error, or the end of the budget.
+func (a *Activation) EvalValue(e *Expression, budget int64) (ref.Val, error) {
+	if e != nil && e.err != nil {
+		return nil, e.err
+	}
+	r, _, err := a.Eval(e, budget)
+	if err != nil {
+		return nil, err
+	}
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	return r.Val, nil
+}

@@ -29,8 +29,8 @@ type Compiler struct {
 	// shared is set for policies without variables, stateless for
 	// compilers that do not declare variables at all.
 	shared, stateless bool
-	envs              [2][4]*cel.Env
-	errs              [2][4]error
+	envs              [2][declsCombinations]*cel.Env
+	errs              [2][declsCombinations]error
 
 	variables []compiledVariable
 	used      Uses

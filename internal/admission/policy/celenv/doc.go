@@ -18,7 +18,10 @@
 // compiles a loaded policy with every library this release knows;
 // NewValidationCompiler and NewConditionCompiler serve API validation,
 // which compiles new expressions against the previous minor release and
-// match conditions without variables. At evaluation an
+// match conditions without variables. Mutations are compiled by the same
+// Compiler with Decls.Patch, which adds what only they may use: the
+// Object and JSONPatch types (ApplyConfigurationType, JSONPatchListType)
+// and jsonpatch.escapeKey. At evaluation an
 // Activation computes a variable the first time an expression reads it and
 // keeps the value for the other expressions of the same activation; its
 // cost is charged to the expression that read it.
@@ -41,7 +44,9 @@
 // portcullis must not do. apiVersion and kind are always present at the
 // root of object, oldObject and params, set from the request or the
 // paramKind when a typed object lacks them. Uses tells which variables a
-// policy reads, so that a request converts only those.
+// policy reads, so that a request converts only those: Values converts
+// each the first time a policy of the request reads it and shares it with
+// the others.
 //
 // # Cost
 //
@@ -49,9 +54,9 @@
 // evaluation set share a budget (RuntimeCELCostBudget, 10,000,000, for
 // validations, the part left of it for messages, a fresh one for audit
 // annotations, RuntimeCELCostBudgetMatchConditions, 2,500,000, for match
-// conditions). Exhausting a budget ends the set with kube-apiserver's
-// error. Expression.EstimateCost gives the static estimate of the
-// reference's cost model; kube-apiserver does not reject admission
-// policies on it (objects are untyped, so estimates are unbounded), and
-// neither does portcullis.
+// conditions, a fresh one for each mutation, which EvalValue evaluates on
+// its own). Exhausting a budget ends the set with kube-apiserver's error.
+// Expression.EstimateCost gives the static estimate of the reference's cost
+// model; kube-apiserver does not reject admission policies on it (objects
+// are untyped, so estimates are unbounded), and neither does portcullis.
 package celenv

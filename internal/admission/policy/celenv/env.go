@@ -17,9 +17,15 @@ type Decls struct {
 	Params bool
 	// Authorizer declares authorizer and authorizer.requestResource.
 	Authorizer bool
+	// Patch declares what only mutation expressions may use: the Object
+	// and JSONPatch types and jsonpatch.escapeKey.
+	Patch bool
 }
 
-// index numbers the four combinations.
+// declsCombinations is the number of distinct Decls.
+const declsCombinations = 8
+
+// index numbers the combinations.
 func (d Decls) index() int {
 	i := 0
 	if d.Params {
@@ -27,6 +33,9 @@ func (d Decls) index() int {
 	}
 	if d.Authorizer {
 		i |= 2
+	}
+	if d.Patch {
+		i |= 4
 	}
 	return i
 }
@@ -43,7 +52,7 @@ var baseEnvSet = sync.OnceValue(func() *environment.EnvSet {
 // admissionEnvSets holds the base environment with the admission
 // variables, one per Decls. Built once: extending an environment costs
 // milliseconds.
-var admissionEnvSets [4]struct {
+var admissionEnvSets [declsCombinations]struct {
 	once sync.Once
 	set  *environment.EnvSet
 	err  error
@@ -52,7 +61,18 @@ var admissionEnvSets [4]struct {
 func admissionEnvSet(d Decls) (*environment.EnvSet, error) {
 	e := &admissionEnvSets[d.index()]
 	e.once.Do(func() {
-		e.set, e.err = extendWithAdmissionVars(baseEnvSet(), d)
+		if !d.Patch {
+			e.set, e.err = extendWithAdmissionVars(baseEnvSet(), d)
+			return
+		}
+		// The patch types come on top of exactly what the other
+		// expressions of the policy see.
+		vars := d
+		vars.Patch = false
+		var set *environment.EnvSet
+		if set, e.err = admissionEnvSet(vars); e.err == nil {
+			e.set, e.err = extendWithPatchTypes(set)
+		}
 	})
 	return e.set, e.err
 }
@@ -107,7 +127,7 @@ var emptyVariables = apiservercel.NewObjectType(variablesTypeName, map[string]*a
 
 // emptyVariableEnvSets serve policies without variables, which can share
 // one variables type that never gains a field.
-var emptyVariableEnvSets [4]struct {
+var emptyVariableEnvSets [declsCombinations]struct {
 	once sync.Once
 	set  *environment.EnvSet
 	err  error

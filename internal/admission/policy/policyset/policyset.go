@@ -1,9 +1,3 @@
-// Package policyset holds the compiled admission policies and bindings of
-// one plugin (ValidatingAdmissionPolicy or MutatingAdmissionPolicy) and the
-// immutable snapshot requests read: the policies that have bindings,
-// indexed by what they match, each with its bindings indexed the same way,
-// both in name order. Changes mark the set dirty; the next request
-// rebuilds the snapshot once.
 package policyset
 
 import (
@@ -12,64 +6,61 @@ import (
 	"sync"
 	"sync/atomic"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
 )
 
-// Policy is a compiled policy.
-type Policy interface {
-	// Criteria are the policy's match constraints.
-	Criteria() *matching.Criteria
-	// Dropped policies are left out altogether (kube-apiserver drops a
-	// policy whose paramKind does not parse).
-	Dropped() bool
-}
-
-// Binding is a compiled binding.
-type Binding interface {
-	BindingName() string
-	PolicyName() string
-	// Criteria are the binding's matchResources.
-	Criteria() *matching.Criteria
-}
-
 // Entry is a policy with its bindings.
-type Entry[P Policy, B Binding] struct {
+type Entry[P CompiledPolicy, B CompiledBinding] struct {
 	Policy   P
 	Bindings *matching.Index[B]
 }
 
 // Snapshot is what one request reads.
-type Snapshot[P Policy, B Binding] struct {
+type Snapshot[P CompiledPolicy, B CompiledBinding] struct {
 	// Index holds the policies that have bindings.
 	Index *matching.Index[*Entry[P, B]]
 }
 
 // Set is safe for concurrent use.
-type Set[P Policy, B Binding] struct {
+type Set[P CompiledPolicy, B CompiledBinding] struct {
 	mu       sync.Mutex
-	policies map[string]P
+	policies map[string]stored[P]
 	bindings map[string]B
 	dirty    atomic.Bool
 	snap     atomic.Pointer[Snapshot[P, B]]
 }
 
 // New returns an empty set.
-func New[P Policy, B Binding]() *Set[P, B] {
-	s := &Set[P, B]{policies: map[string]P{}, bindings: map[string]B{}}
+func New[P CompiledPolicy, B CompiledBinding]() *Set[P, B] {
+	s := &Set[P, B]{policies: map[string]stored[P]{}, bindings: map[string]B{}}
 	s.snap.Store(&Snapshot[P, B]{Index: matching.NewIndex[*Entry[P, B]]()})
 	return s
 }
 
-// PutPolicy stores the policy compile returns; compile gets the stored
-// policy of that name (ok false when none), so an unchanged spec can reuse
-// it. compile runs without the lock held.
-func (s *Set[P, B]) PutPolicy(name string, compile func(old P, ok bool) P) {
+// stored is a compiled policy with the spec it was compiled from.
+type stored[P any] struct {
+	policy P
+	spec   any
+}
+
+// PutPolicy stores the policy compile returns for spec, unless the
+// stored policy of that name was compiled from an equal spec: a status or
+// metadata change keeps it. compile runs without the lock held.
+func (s *Set[P, B]) PutPolicy(name string, spec any, compile func() P) {
 	s.mu.Lock()
 	old, ok := s.policies[name]
 	s.mu.Unlock()
-	c := compile(old, ok)
+	if ok && apiequality.Semantic.DeepEqual(old.spec, spec) {
+		s.mu.Lock()
+		s.policies[name] = stored[P]{old.policy, spec}
+		s.mu.Unlock()
+		return
+	}
+	c := compile()
 	s.mu.Lock()
-	s.policies[name] = c
+	s.policies[name] = stored[P]{c, spec}
 	s.dirty.Store(true)
 	s.mu.Unlock()
 }
@@ -79,13 +70,13 @@ func (s *Set[P, B]) Policy(name string) (P, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, ok := s.policies[name]
-	return p, ok
+	return p.policy, ok
 }
 
 // PutBinding stores a binding.
 func (s *Set[P, B]) PutBinding(b B) {
 	s.mu.Lock()
-	s.bindings[b.BindingName()] = b
+	s.bindings[b.Common().Name] = b
 	s.dirty.Store(true)
 	s.mu.Unlock()
 }
@@ -124,8 +115,9 @@ func (s *Set[P, B]) Current() *Snapshot[P, B] {
 func (s *Set[P, B]) build() *Snapshot[P, B] {
 	byPolicy := map[string][]B{}
 	for _, b := range s.bindings {
-		if _, ok := s.policies[b.PolicyName()]; ok {
-			byPolicy[b.PolicyName()] = append(byPolicy[b.PolicyName()], b)
+		name := b.Common().PolicyName
+		if _, ok := s.policies[name]; ok {
+			byPolicy[name] = append(byPolicy[name], b)
 		}
 	}
 	names := make([]string, 0, len(byPolicy))
@@ -135,17 +127,17 @@ func (s *Set[P, B]) build() *Snapshot[P, B] {
 	slices.Sort(names)
 	idx := matching.NewIndex[*Entry[P, B]]()
 	for _, n := range names {
-		pol := s.policies[n]
-		if pol.Dropped() {
+		pol := s.policies[n].policy
+		if pol.Common().Dropped {
 			continue
 		}
 		bs := byPolicy[n]
-		slices.SortFunc(bs, func(a, b B) int { return cmp.Compare(a.BindingName(), b.BindingName()) })
+		slices.SortFunc(bs, func(a, b B) int { return cmp.Compare(a.Common().Name, b.Common().Name) })
 		e := &Entry[P, B]{Policy: pol, Bindings: matching.NewIndex[B]()}
 		for _, b := range bs {
-			e.Bindings.Add(b, b.Criteria())
+			e.Bindings.Add(b, b.Common().Match)
 		}
-		idx.Add(e, pol.Criteria())
+		idx.Add(e, pol.Common().Match)
 	}
 	return &Snapshot[P, B]{Index: idx}
 }

@@ -12,19 +12,21 @@ import (
 // all matches every request.
 var all = matching.CompileBinding(nil)
 
-type pol struct {
-	name    string
-	dropped bool
+type pol struct{ Policy }
+
+func (p *pol) Common() *Policy { return &p.Policy }
+
+func newPol(name string, dropped bool) *pol {
+	return &pol{Policy{Name: name, Match: all, Dropped: dropped}}
 }
 
-func (p *pol) Criteria() *matching.Criteria { return all }
-func (p *pol) Dropped() bool                { return p.dropped }
+type bind struct{ Binding }
 
-type bind struct{ name, policy string }
+func (b *bind) Common() *Binding { return &b.Binding }
 
-func (b *bind) BindingName() string          { return b.name }
-func (b *bind) PolicyName() string           { return b.policy }
-func (b *bind) Criteria() *matching.Criteria { return all }
+func newBind(name, policy string) *bind {
+	return &bind{Binding{Name: name, PolicyName: policy, Match: all}}
+}
 
 func entries(s *Set[*pol, *bind]) string {
 	req := matching.NewRequest(context.Background(), &admission.Attributes{Operation: admission.Create}, nil)
@@ -32,9 +34,9 @@ func entries(s *Set[*pol, *bind]) string {
 	for _, e := range s.Current().Index.Lookup(nil, req) {
 		var bs []string
 		for _, b := range e.Bindings.Lookup(nil, req) {
-			bs = append(bs, b.name)
+			bs = append(bs, b.Name)
 		}
-		out = append(out, e.Policy.name+"["+strings.Join(bs, ",")+"]")
+		out = append(out, e.Policy.Name+"["+strings.Join(bs, ",")+"]")
 	}
 	return strings.Join(out, " ")
 }
@@ -42,7 +44,7 @@ func entries(s *Set[*pol, *bind]) string {
 func TestSet(t *testing.T) {
 	s := New[*pol, *bind]()
 	put := func(name string, dropped bool) {
-		s.PutPolicy(name, func(*pol, bool) *pol { return &pol{name: name, dropped: dropped} })
+		s.PutPolicy(name, dropped, func() *pol { return newPol(name, dropped) })
 	}
 	steps := []struct {
 		name string
@@ -51,9 +53,9 @@ func TestSet(t *testing.T) {
 	}{
 		{"empty", func() {}, ""},
 		{"a policy without bindings is left out", func() { put("b", false) }, ""},
-		{"bindings in name order", func() { s.PutBinding(&bind{"z", "b"}); s.PutBinding(&bind{"y", "b"}) }, "b[y,z]"},
-		{"policies in name order", func() { put("a", false); s.PutBinding(&bind{"x", "a"}) }, "a[x] b[y,z]"},
-		{"a binding to a missing policy is left out", func() { s.PutBinding(&bind{"w", "nope"}) }, "a[x] b[y,z]"},
+		{"bindings in name order", func() { s.PutBinding(newBind("z", "b")); s.PutBinding(newBind("y", "b")) }, "b[y,z]"},
+		{"policies in name order", func() { put("a", false); s.PutBinding(newBind("x", "a")) }, "a[x] b[y,z]"},
+		{"a binding to a missing policy is left out", func() { s.PutBinding(newBind("w", "nope")) }, "a[x] b[y,z]"},
 		{"dropped policies are left out", func() { put("a", true) }, "b[y,z]"},
 		{"deletes", func() { s.DeleteBinding("y"); s.DeletePolicy("a") }, "b[z]"},
 	}
@@ -63,9 +65,13 @@ func TestSet(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", st.name, got, st.want)
 		}
 	}
-	var sawOld bool
-	s.PutPolicy("b", func(old *pol, ok bool) *pol { sawOld = ok && old.name == "b"; return old })
-	if !sawOld {
-		t.Error("PutPolicy did not pass the stored policy")
+	before, _ := s.Policy("b")
+	s.PutPolicy("b", false, func() *pol { t.Error("an unchanged spec was compiled again"); return nil })
+	if after, _ := s.Policy("b"); after != before {
+		t.Error("an unchanged spec replaced the compiled policy")
+	}
+	s.PutPolicy("b", true, func() *pol { return newPol("b", true) })
+	if got := entries(s); got != "" {
+		t.Errorf("a changed spec was not compiled: %q", got)
 	}
 }

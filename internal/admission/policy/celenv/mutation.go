@@ -1,0 +1,38 @@
+package celenv
+
+import (
+	"fmt"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"k8s.io/apiserver/pkg/cel/common"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/cel/library"
+	"k8s.io/apiserver/pkg/cel/mutation"
+)
+
+// The result types of mutation expressions (compiled with Decls.Patch):
+// an apply configuration is an Object, a JSON patch a list of JSONPatch.
+var (
+	ApplyConfigurationType = types.NewObjectType("Object")
+	JSONPatchListType      = cel.ListType(types.NewObjectType("JSONPatch"))
+)
+
+// patchTypes declares Object, Object.<field>..., JSONPatch and
+// jsonpatch.escapeKey. As in kube-apiserver only mutations may construct
+// patches: match conditions and variables cannot name these types.
+var patchTypes = environment.VersionedOptions{
+	IntroducedVersion: introducedAlways,
+	EnvOptions: []cel.EnvOption{
+		common.ResolverEnvOption(&mutation.DynamicTypeResolver{}),
+		environment.UnversionedLib(library.JSONPatch),
+	},
+}
+
+func extendWithPatchTypes(set *environment.EnvSet) (*environment.EnvSet, error) {
+	out, err := set.Extend(patchTypes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
+	}
+	return out, nil
+}
