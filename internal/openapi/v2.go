@@ -6,15 +6,6 @@ import (
 	"fmt"
 )
 
-type v2PathItem struct {
-	Get        *v2Operation  `json:"get,omitempty"`
-	Put        *v2Operation  `json:"put,omitempty"`
-	Post       *v2Operation  `json:"post,omitempty"`
-	Delete     *v2Operation  `json:"delete,omitempty"`
-	Patch      *v2Operation  `json:"patch,omitempty"`
-	Parameters []v2Parameter `json:"parameters,omitempty"`
-}
-
 type v2Operation struct {
 	Description string                `json:"description"`
 	Consumes    []string              `json:"consumes"`
@@ -57,15 +48,9 @@ func (d *Documents) renderV2(defs map[string][]byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: v2: %w", ErrBuild, err)
 	}
-	paths := make(map[string][]byte, len(d.paths))
-	for path, item := range d.paths {
-		if paths[path], err = json.Marshal(v2Path(item)); err != nil {
-			return nil, fmt.Errorf("%w: v2 %s: %w", ErrBuild, path, err)
-		}
-	}
-	used := map[string][]byte{}
-	for name := range closure(d.defs, d.pathRefs(nil)) {
-		used[name] = defs[name]
+	paths, used, err := v2Writer.paths(d, nil, defs)
+	if err != nil {
+		return nil, fmt.Errorf("v2: %w", err)
 	}
 	var b bytes.Buffer
 	b.Grow(len(paths)*4096 + len(used)*4096)
@@ -78,63 +63,44 @@ func (d *Documents) renderV2(defs map[string][]byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func v2Path(item *pathItem) *v2PathItem {
-	w := &v2PathItem{Parameters: v2Params(item.Params)}
-	for _, op := range item.Ops {
-		o := &v2Operation{
-			Description: op.Description,
-			Consumes:    op.Consumes,
-			Produces:    op.Produces,
-			Schemes:     []string{"https"},
-			Tags:        []string{op.Tag},
-			OperationID: op.ID,
-			Parameters:  v2Params(op.Params),
-			Responses:   map[string]v2Response{},
-			Action:      op.Action,
-			GVK:         op.GVK,
-		}
-		if o.Consumes == nil {
-			o.Consumes = anyMediaType
-		}
-		if op.Body != "" {
-			body := v2Parameter{Name: "body", In: "body", Required: true, Schema: v2Flavour.ref(op.Body)}
-			o.Parameters = append([]v2Parameter{body}, o.Parameters...)
-		}
-		for _, r := range op.Responses {
-			resp := v2Response{Description: r.Description}
-			if r.Ref != "" {
-				resp.Schema = v2Flavour.ref(r.Ref)
-			}
-			o.Responses[r.Code] = resp
-		}
-		switch op.Method {
-		case "get":
-			w.Get = o
-		case "put":
-			w.Put = o
-		case "post":
-			w.Post = o
-		case "delete":
-			w.Delete = o
-		case "patch":
-			w.Patch = o
-		}
+// v2Writer renders operations and parameters in Swagger 2.0 form.
+var v2Writer = flavourWriter[v2Operation, v2Parameter]{operation: v2Op, param: v2Param}
+
+func v2Op(op *operation) *v2Operation {
+	o := &v2Operation{
+		Description: op.Description,
+		Consumes:    op.Consumes,
+		Produces:    op.Produces,
+		Schemes:     []string{"https"},
+		Tags:        []string{op.Tag},
+		OperationID: op.ID,
+		Parameters:  mapParams(op.Params, v2Param),
+		Responses:   map[string]v2Response{},
+		Action:      op.Action,
+		GVK:         op.GVK,
 	}
-	return w
+	if o.Consumes == nil {
+		o.Consumes = anyMediaType
+	}
+	if op.Body != "" {
+		body := v2Parameter{Name: "body", In: "body", Required: true, Schema: v2Flavour.ref(op.Body)}
+		o.Parameters = append([]v2Parameter{body}, o.Parameters...)
+	}
+	for _, r := range op.Responses {
+		resp := v2Response{Description: r.Description}
+		if r.Ref != "" {
+			resp.Schema = v2Flavour.ref(r.Ref)
+		}
+		o.Responses[r.Code] = resp
+	}
+	return o
 }
 
-func v2Params(ps []param) []v2Parameter {
-	if len(ps) == 0 {
-		return nil
+func v2Param(p param) v2Parameter {
+	return v2Parameter{
+		UniqueItems: true, Type: p.Type, Description: p.Description,
+		Name: p.Name, In: p.In, Required: p.Required,
 	}
-	out := make([]v2Parameter, len(ps))
-	for i, p := range ps {
-		out[i] = v2Parameter{
-			UniqueItems: true, Type: p.Type, Description: p.Description,
-			Name: p.Name, In: p.In, Required: p.Required,
-		}
-	}
-	return out
 }
 
 // pathRefs returns the definitions that the operations of the paths keep

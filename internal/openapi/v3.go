@@ -8,15 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-type v3PathItem struct {
-	Get        *v3Operation  `json:"get,omitempty"`
-	Put        *v3Operation  `json:"put,omitempty"`
-	Post       *v3Operation  `json:"post,omitempty"`
-	Delete     *v3Operation  `json:"delete,omitempty"`
-	Patch      *v3Operation  `json:"patch,omitempty"`
-	Parameters []v3Parameter `json:"parameters,omitempty"`
-}
-
 type v3Operation struct {
 	Tags        []string              `json:"tags"`
 	Description string                `json:"description"`
@@ -66,19 +57,9 @@ func (d *Documents) renderV3(gv schema.GroupVersion, defs map[string][]byte) ([]
 	if err != nil {
 		return nil, fmt.Errorf("%w: v3: %w", ErrBuild, err)
 	}
-	inGV := func(p *pathItem) bool { return p.GV == gv }
-	paths := map[string][]byte{}
-	for path, item := range d.paths {
-		if !inGV(item) {
-			continue
-		}
-		if paths[path], err = json.Marshal(v3Path(item)); err != nil {
-			return nil, fmt.Errorf("%w: v3 %s: %w", ErrBuild, path, err)
-		}
-	}
-	used := map[string][]byte{}
-	for name := range closure(d.defs, d.pathRefs(inGV)) {
-		used[name] = defs[name]
+	paths, used, err := v3Writer.paths(d, func(p *pathItem) bool { return p.GV == gv }, defs)
+	if err != nil {
+		return nil, fmt.Errorf("v3: %w", err)
 	}
 	var b bytes.Buffer
 	b.Grow(len(paths)*4096 + len(used)*4096)
@@ -93,46 +74,34 @@ func (d *Documents) renderV3(gv schema.GroupVersion, defs map[string][]byte) ([]
 	return b.Bytes(), nil
 }
 
-func v3Path(item *pathItem) *v3PathItem {
-	w := &v3PathItem{Parameters: v3Params(item.Params)}
-	for _, op := range item.Ops {
-		o := &v3Operation{
-			Tags:        []string{op.Tag},
-			Description: op.Description,
-			OperationID: op.ID,
-			Parameters:  v3Params(op.Params),
-			Responses:   map[string]v3Response{},
-			Action:      op.Action,
-			GVK:         op.GVK,
-		}
-		if op.Body != "" {
-			consumes := op.Consumes
-			if consumes == nil {
-				consumes = anyMediaType
-			}
-			o.RequestBody = &v3RequestBody{Content: content(consumes, op.Body), Required: true}
-		}
-		for _, r := range op.Responses {
-			resp := v3Response{Description: r.Description}
-			if r.Ref != "" {
-				resp.Content = content(op.Produces, r.Ref)
-			}
-			o.Responses[r.Code] = resp
-		}
-		switch op.Method {
-		case "get":
-			w.Get = o
-		case "put":
-			w.Put = o
-		case "post":
-			w.Post = o
-		case "delete":
-			w.Delete = o
-		case "patch":
-			w.Patch = o
-		}
+// v3Writer renders operations and parameters in OpenAPI 3.0 form.
+var v3Writer = flavourWriter[v3Operation, v3Parameter]{operation: v3Op, param: v3Param}
+
+func v3Op(op *operation) *v3Operation {
+	o := &v3Operation{
+		Tags:        []string{op.Tag},
+		Description: op.Description,
+		OperationID: op.ID,
+		Parameters:  mapParams(op.Params, v3Param),
+		Responses:   map[string]v3Response{},
+		Action:      op.Action,
+		GVK:         op.GVK,
 	}
-	return w
+	if op.Body != "" {
+		consumes := op.Consumes
+		if consumes == nil {
+			consumes = anyMediaType
+		}
+		o.RequestBody = &v3RequestBody{Content: content(consumes, op.Body), Required: true}
+	}
+	for _, r := range op.Responses {
+		resp := v3Response{Description: r.Description}
+		if r.Ref != "" {
+			resp.Content = content(op.Produces, r.Ref)
+		}
+		o.Responses[r.Code] = resp
+	}
+	return o
 }
 
 func content(mediaTypes []string, ref string) map[string]v3MediaType {
@@ -143,16 +112,9 @@ func content(mediaTypes []string, ref string) map[string]v3MediaType {
 	return c
 }
 
-func v3Params(ps []param) []v3Parameter {
-	if len(ps) == 0 {
-		return nil
+func v3Param(p param) v3Parameter {
+	return v3Parameter{
+		Name: p.Name, In: p.In, Description: p.Description, Required: p.Required,
+		Schema: &wireSchema{Type: p.Type, UniqueItems: true},
 	}
-	out := make([]v3Parameter, len(ps))
-	for i, p := range ps {
-		out[i] = v3Parameter{
-			Name: p.Name, In: p.In, Description: p.Description, Required: p.Required,
-			Schema: &wireSchema{Type: p.Type, UniqueItems: true},
-		}
-	}
-	return out
 }
