@@ -57,6 +57,28 @@ func (p *Provider) Check(ctx context.Context) error {
 	return p.probe(ctx)
 }
 
+// How long the health endpoints reuse a result, as in kube-apiserver.
+const (
+	healthzHealthyTTL   = 20 * time.Second
+	healthzUnhealthyTTL = 3 * time.Second
+)
+
+// Healthz is Check for the health endpoints: a result younger than 20 s
+// (3 s when it was a failure) is answered without calling the plugin, as
+// kube-apiserver does, so that frequent probes do not load the plugin.
+func (p *Provider) Healthz(ctx context.Context) error {
+	if r := p.health.Load(); r != nil {
+		ttl := healthzHealthyTTL
+		if r.err != nil {
+			ttl = healthzUnhealthyTTL
+		}
+		if p.now().Sub(r.at) < ttl {
+			return r.err
+		}
+	}
+	return p.probe(ctx)
+}
+
 // LastHealth is the result of the last completed poll or Check, without
 // calling the plugin.
 func (p *Provider) LastHealth() error {

@@ -608,3 +608,33 @@ func TestConcurrentWritesWhilePluginAbsentPollOnce(t *testing.T) {
 		t.Fatalf("8 concurrent writes took %v with a 300ms timeout", d)
 	}
 }
+
+// TestHealthzReusesRecentResults: the health endpoints reuse a healthy
+// result for 20 s and a failure for 3 s before asking the plugin again.
+func TestHealthzReusesRecentResults(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.p.Healthz(ctx); err != nil {
+		t.Fatal(err)
+	}
+	calls := e.plugin.Calls(kmstest.MethodStatus)
+	e.plugin.SetHealthz("sick")
+	e.clock.Advance(19 * time.Second)
+	if err := e.p.Healthz(ctx); err != nil || e.plugin.Calls(kmstest.MethodStatus) != calls {
+		t.Fatalf("within 20 s: err=%v, Status calls %d -> %d", err, calls, e.plugin.Calls(kmstest.MethodStatus))
+	}
+	e.clock.Advance(2 * time.Second)
+	if err := e.p.Healthz(ctx); err == nil {
+		t.Fatal("a sick plugin is healthy after 21 s")
+	}
+	calls = e.plugin.Calls(kmstest.MethodStatus)
+	e.plugin.SetHealthz("ok")
+	e.clock.Advance(2 * time.Second)
+	if err := e.p.Healthz(ctx); err == nil || e.plugin.Calls(kmstest.MethodStatus) != calls {
+		t.Fatalf("a failure is not reused within 3 s: err=%v", err)
+	}
+	e.clock.Advance(2 * time.Second)
+	if err := e.p.Healthz(ctx); err != nil {
+		t.Fatalf("after 4 s: %v", err)
+	}
+}
