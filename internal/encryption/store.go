@@ -17,19 +17,28 @@ func (s *Store) Get(ctx context.Context, key string) (storage.KeyValue, error) {
 	return kv, s.current().fromStorage(ctx, &kv)
 }
 
-// List returns the values under prefix decrypted. One value that does not
-// decrypt fails the list, naming its key, as in kube-apiserver: a list
-// must not silently leave objects out.
+// List returns the values under prefix decrypted. Values that do not
+// decrypt fail the list, which names each of their keys (up to
+// storage.MaxCorruptInList), as in kube-apiserver: a list must not
+// silently leave objects out.
 func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
 	res, err := s.inner.List(ctx, prefix, opts)
 	if err != nil {
 		return res, err
 	}
 	st := s.current()
+	var corrupt storage.CorruptListError
 	for i := range res.KVs {
 		if err := st.fromStorage(ctx, &res.KVs[i]); err != nil {
-			return storage.ListResult{}, err
+			if len(corrupt.Errs) == storage.MaxCorruptInList {
+				corrupt.TooMany = true
+				break
+			}
+			corrupt.Errs = append(corrupt.Errs, err.(*storage.CorruptError))
 		}
+	}
+	if len(corrupt.Errs) > 0 {
+		return storage.ListResult{}, &corrupt
 	}
 	return res, nil
 }
@@ -57,7 +66,8 @@ func (s *Store) Update(ctx context.Context, key string, value []byte, expectedRe
 }
 
 // Delete removes key and returns its last value decrypted. The value is
-// gone even when it does not decrypt; the error then says so.
+// gone even when it does not decrypt; the error (a *storage.CorruptError)
+// then says so, which an unsafe delete of a corrupt object expects.
 func (s *Store) Delete(ctx context.Context, key string, expectedRevision int64) (storage.KeyValue, int64, error) {
 	prev, rev, err := s.inner.Delete(ctx, key, expectedRevision)
 	if err != nil {
@@ -135,20 +145,21 @@ func (s *Store) Close() error {
 	return s.inner.Close()
 }
 
-// fromStorage decrypts kv.Value in place and marks it stale when due.
+// fromStorage decrypts kv.Value in place and marks it stale when due; a
+// value it cannot read gives a *storage.CorruptError.
 func (st *state) fromStorage(ctx context.Context, kv *storage.KeyValue) error {
 	t := st.target(kv.Key)
 	if t == nil {
 		// Not encrypted by this configuration; a value that was encrypted
 		// under an earlier one must not pass for clear text.
 		if strings.HasPrefix(string(kv.Value[:min(len(kv.Value), len(encryptedPrefix))]), encryptedPrefix) {
-			return transformError(kv.Key, fmt.Errorf("no provider is configured for this resource, and the value is encrypted: %w", errUnconfigured))
+			return &storage.CorruptError{Key: kv.Key, Err: fmt.Errorf("no provider is configured for this resource, and the value is encrypted: %w", errUnconfigured)}
 		}
 		return nil
 	}
 	plain, stale, err := t.chain.FromStorage(ctx, t.resource, kv.Value, []byte(kv.Key))
 	if err != nil {
-		return transformError(kv.Key, err)
+		return &storage.CorruptError{Key: kv.Key, Err: err}
 	}
 	kv.Value, kv.Stale = plain, stale
 	return nil
@@ -164,9 +175,4 @@ func (st *state) toStorage(ctx context.Context, key string, value []byte) ([]byt
 		return nil, fmt.Errorf("unable to transform key %q: %w", key, err)
 	}
 	return out, nil
-}
-
-// transformError is kube-apiserver's wording for a value that cannot be read.
-func transformError(key string, err error) error {
-	return fmt.Errorf("unable to transform key %q: %w", key, err)
 }

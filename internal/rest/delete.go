@@ -13,7 +13,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/registry"
@@ -51,6 +55,9 @@ func (h *Handler) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) 
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\"", *opts.PropagationPolicy))
 		}
 	}
+	if errs := metavalidation.ValidateIgnoreStoreReadError(field.NewPath("ignoreStoreReadErrorWithClusterBreakingPotential"), opts); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(deleteOptionsKind, "", errs)
+	}
 	if opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds < 0 {
 		zero := int64(0)
 		opts.GracePeriodSeconds = &zero
@@ -59,10 +66,17 @@ func (h *Handler) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) 
 	return opts, nil
 }
 
+// deleteOptionsKind names DeleteOptions in validation errors.
+var deleteOptionsKind = schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}
+
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request, t target) {
 	opts, err := h.deleteOptions(r)
 	if err != nil {
 		h.rs.Error(w, r, err)
+		return
+	}
+	if ptr.Deref(opts.IgnoreStoreReadErrorWithClusterBreakingPotential, false) {
+		h.unsafeDelete(w, r, t, opts)
 		return
 	}
 	obj, deleted, err := h.deleteObject(r.Context(), t.res, t.ns, t.name, opts)
@@ -220,6 +234,11 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, t tar
 	opts, err := h.deleteOptions(r)
 	if err != nil {
 		h.rs.Error(w, r, err)
+		return
+	}
+	if ptr.Deref(opts.IgnoreStoreReadErrorWithClusterBreakingPotential, false) {
+		h.rs.Error(w, r, apierrors.NewInvalid(deleteOptionsKind, "", field.ErrorList{field.Invalid(
+			field.NewPath("ignoreStoreReadErrorWithClusterBreakingPotential"), true, "is not allowed with DELETECOLLECTION, try again after removing the option")}))
 		return
 	}
 	lopts, err := h.decodeListOptions(r)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/client-go/applyconfigurations"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -39,6 +40,10 @@ type Config struct {
 	Connectors map[ConnectorKey]ConnectorFunc
 	// Virtual answers creates of the registry's virtual resources.
 	Virtual map[schema.GroupVersionResource]VirtualFunc
+	// Authorizer decides the extra permission an unsafe delete of a
+	// corrupt object needs (unsafe-delete-ignore-read-errors); nil refuses
+	// such deletes.
+	Authorizer authorizer.UnconditionalAuthorizer
 	// Stopping is closed when the server begins to shut down: open watches
 	// end then, so in-flight requests can drain.
 	Stopping <-chan struct{}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/storage"
@@ -204,7 +205,7 @@ func (h *Handler) listObjects(ctx context.Context, res *registry.Resource, ns st
 		}
 		out, err := h.store.List(ctx, prefix, storage.ListOptions{Revision: readRev, Limit: page, StartKey: startKey})
 		if err != nil {
-			return nil, listStorageError(err, readRev)
+			return nil, listStorageError(err, res.GroupResource(), readRev)
 		}
 		listRev, readRev = out.Revision, out.Revision
 		for i, kv := range out.KVs {
@@ -246,12 +247,12 @@ done:
 	return list, nil
 }
 
-func listStorageError(err error, rev int64) error {
+func listStorageError(err error, gr schema.GroupResource, rev int64) error {
 	if errors.Is(err, storage.ErrCompacted) {
 		return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
 	}
 	if errors.Is(err, storage.ErrFutureRevision) {
 		return tooLargeRV(rev)
 	}
-	return storageError(err, metav1.SchemeGroupVersion.WithResource("").GroupResource(), "")
+	return storageError(err, gr, "")
 }

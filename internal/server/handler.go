@@ -171,12 +171,13 @@ func newAPI(d apiDeps) (*api, error) {
 	}
 	d.log.Debug("admission plugins", "enabled", enabled)
 	restHandler, err = rest.New(rest.Config{
-		Registry:  reg,
-		Scheme:    scheme,
-		Store:     d.store,
-		Admission: chain,
-		Table:     table,
-		Stopping:  a.stopping,
+		Registry:   reg,
+		Scheme:     scheme,
+		Store:      d.store,
+		Admission:  chain,
+		Authorizer: chainAuthz,
+		Table:      table,
+		Stopping:   a.stopping,
 		// Validation assumes defaulted objects; the REST layer defaults first.
 		Default:        defaults.Apply,
 		ValidateCreate: validateCreate,

@@ -1,6 +1,9 @@
 package storage
 
-import "errors"
+import (
+	"errors"
+	"strconv"
+)
 
 // Sentinel errors of every Store implementation; match them with errors.Is.
 var (
@@ -12,3 +15,37 @@ var (
 	ErrWatcherTooSlow = errors.New("storage: watcher fell too far behind")
 	ErrClosed         = errors.New("storage: store is closed")
 )
+
+// CorruptError is a value the store holds but cannot give back readable:
+// it does not decrypt under the configured encryption, for example. Such
+// an object can only be removed by an unsafe delete
+// (ignoreStoreReadErrorWithClusterBreakingPotential).
+type CorruptError struct {
+	Key string
+	Err error
+}
+
+func (e *CorruptError) Error() string {
+	return "unable to transform key \"" + e.Key + "\": " + e.Err.Error()
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// MaxCorruptInList is how many corrupt values a list reports before it
+// stops looking (kube-apiserver's limit).
+const MaxCorruptInList = 100
+
+// CorruptListError is a list that met corrupt values: all of them up to
+// MaxCorruptInList (TooMany then says the search stopped early).
+type CorruptListError struct {
+	Errs    []*CorruptError
+	TooMany bool
+}
+
+func (e *CorruptListError) Error() string {
+	msg := e.Errs[0].Error()
+	if len(e.Errs) > 1 {
+		msg += " (and " + strconv.Itoa(len(e.Errs)-1) + " more)"
+	}
+	return msg
+}

@@ -251,8 +251,11 @@ func TestEncryptionReadFailures(t *testing.T) {
 		if got := s.MustKubectl(t, "get", "configmap", "c1", "-o", "jsonpath={.data.v}"); got != "plain" {
 			t.Errorf("configmap reads %q", got)
 		}
-		if _, stderr, err := s.Kubectl(t, "get", "secrets"); err == nil || !strings.Contains(stderr, "unable to transform key") {
-			t.Errorf("a list holding undecryptable secrets: err=%v\n%s", err, stderr)
+		_, stderr, err = s.Kubectl(t, "get", "secrets")
+		for _, want := range []string{"StorageReadError", "failed to read one or more secrets from the storage", `unable to transform key "/registry/secrets/default/s1"`, "(and 1 more)"} {
+			if err == nil || !strings.Contains(stderr, want) {
+				t.Errorf("a list holding two undecryptable secrets lacks %q: err=%v\n%s", want, err, stderr)
+			}
 		}
 		s.MustKubectl(t, "get", "--raw", "/readyz")
 		s.Stop()
@@ -281,10 +284,33 @@ func TestEncryptionReadFailures(t *testing.T) {
 		if err == nil || !strings.Contains(stderr, `unable to transform key "/registry/secrets/default/s2"`) || !strings.Contains(stderr, "k8s:enc:aesgcm:v1:key1:") {
 			t.Errorf("corrupted s2: err=%v\n%s", err, stderr)
 		}
-		// A delete goes through; a new secret of the same name is fine.
 		s.MustKubectl(t, "create", "secret", "generic", "s3", "--from-literal=v=three")
 		if got := secretValue(t, s, "default", "s3", "v"); got != "three" {
 			t.Errorf("s3 reads %q", got)
+		}
+
+		// A corrupt object goes only by an unsafe delete, which needs its
+		// own permission and is refused for objects that read.
+		unsafe := "?ignoreStoreReadErrorWithClusterBreakingPotential=true"
+		if _, stderr, err := s.Kubectl(t, "delete", "secret", "s2"); err == nil {
+			t.Errorf("a normal delete of a corrupt object succeeded:\n%s", stderr)
+		}
+		s.MustKubectl(t, "create", "role", "secret-deleter", "--verb=get,delete", "--resource=secrets")
+		s.MustKubectl(t, "create", "rolebinding", "secret-deleter", "--role=secret-deleter", "--user=bob")
+		if _, stderr, err := s.Kubectl(t, "delete", "--as=bob", "--raw", "/api/v1/namespaces/default/secrets/s2"+unsafe); err == nil ||
+			!strings.Contains(stderr, `not permitted to do \"unsafe-delete-ignore-read-errors\"`) && !strings.Contains(stderr, `not permitted to do "unsafe-delete-ignore-read-errors"`) {
+			t.Errorf("unsafe delete without the permission: err=%v\n%s", err, stderr)
+		}
+		if _, stderr, err := s.Kubectl(t, "delete", "--raw", "/api/v1/namespaces/default/secrets/s1"+unsafe); err == nil || !strings.Contains(stderr, "unsafe deletion is not allowed because the object is decodable from storage") {
+			t.Errorf("unsafe delete of a readable object: err=%v\n%s", err, stderr)
+		}
+		s.MustKubectl(t, "delete", "--raw", "/api/v1/namespaces/default/secrets/s2"+unsafe+"&dryRun=All")
+		s.MustKubectl(t, "delete", "--raw", "/api/v1/namespaces/default/secrets/s2"+unsafe)
+		if _, stderr, err := s.Kubectl(t, "get", "secret", "s2"); err == nil || !strings.Contains(stderr, "NotFound") {
+			t.Errorf("s2 after the unsafe delete: err=%v\n%s", err, stderr)
+		}
+		if got := strings.TrimSpace(s.MustKubectl(t, "get", "secrets", "-o", "name")); got != "secret/s1\nsecret/s3" {
+			t.Errorf("secrets after the unsafe delete: %q", got)
 		}
 	})
 }
