@@ -29,11 +29,11 @@ func mustBuild(t *testing.T) (*Documents, *built) {
 // fallback of apply).
 func TestV2ParsesWithGnostic(t *testing.T) {
 	_, b := mustBuild(t)
-	doc, err := openapi_v2.ParseDocument(b.v2.body)
+	doc, err := openapi_v2.ParseDocument(mustPlain(b.v2))
 	if err != nil {
 		t.Fatalf("gnostic v2: %v", err)
 	}
-	pb, err := b.v2Proto.get(b.v2.body, v2ToProto)
+	pb, err := b.v2Proto.get(b.v2, v2ToProto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestV2ParsesWithGnostic(t *testing.T) {
 			t.Errorf("model %s missing", name)
 		}
 	}
-	assertRefsResolve(t, "v2", b.v2.body, "#/definitions/", "definitions")
+	assertRefsResolve(t, "v2", mustPlain(b.v2), "#/definitions/", "definitions")
 }
 
 // TestV3ParsesWithSpec3 checks every group-version document with the
@@ -64,20 +64,20 @@ func TestV3ParsesWithSpec3(t *testing.T) {
 	for key, g := range b.gvs {
 		t.Run(key, func(t *testing.T) {
 			var doc spec3.OpenAPI
-			if err := json.Unmarshal(g.json.body, &doc); err != nil {
+			if err := json.Unmarshal(mustPlain(g.json), &doc); err != nil {
 				t.Fatalf("spec3: %v", err)
 			}
 			if doc.Version != "3.0.0" || doc.Paths == nil || len(doc.Paths.Paths) == 0 || doc.Components == nil {
 				t.Fatalf("incomplete document: version %q", doc.Version)
 			}
-			gdoc, err := openapi_v3.ParseDocument(g.json.body)
+			gdoc, err := openapi_v3.ParseDocument(mustPlain(g.json))
 			if err != nil {
 				t.Fatalf("gnostic v3: %v", err)
 			}
 			if _, err := protomodels.NewOpenAPIV3Data(gdoc); err != nil {
 				t.Fatalf("proto models: %v", err)
 			}
-			assertRefsResolve(t, key, g.json.body, "#/components/schemas/", "components", "schemas")
+			assertRefsResolve(t, key, mustPlain(g.json), "#/components/schemas/", "components", "schemas")
 		})
 	}
 }
@@ -150,7 +150,7 @@ func TestStrategicMergePatchFromV3(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var doc spec3.OpenAPI
-			if err := json.Unmarshal(b.gvs[tt.gv].json.body, &doc); err != nil {
+			if err := json.Unmarshal(mustPlain(b.gvs[tt.gv].json), &doc); err != nil {
 				t.Fatal(err)
 			}
 			meta := strategicpatch.PatchMetaFromOpenAPIV3{Schema: doc.Components.Schemas[tt.def], SchemaList: doc.Components.Schemas}
@@ -163,4 +163,14 @@ func TestStrategicMergePatchFromV3(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustPlain is an artifact's document uncompressed; it cannot fail for
+// what newArtifact made.
+func mustPlain(a artifact) []byte {
+	b, err := a.plain()
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

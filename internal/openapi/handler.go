@@ -44,13 +44,11 @@ func (d *Documents) V2Handler() http.Handler {
 		}
 		// Both forms share the JSON's ETag, as they carry the same
 		// document: a cached copy is validated without making the protobuf.
-		body := func() ([]byte, error) { return b.v2.body, nil }
-		contentType := mediaJSON
 		if offer > 0 {
-			contentType = mediaV2Proto
-			body = func() ([]byte, error) { return b.v2Proto.get(b.v2.body, v2ToProto) }
+			serve(w, r, mediaV2Proto, b.v2.hash, b.modified, nil, func() ([]byte, error) { return b.v2Proto.get(b.v2, v2ToProto) })
+			return
 		}
-		serve(w, r, contentType, b.v2.hash, b.modified, body)
+		serve(w, r, mediaJSON, b.v2.hash, b.modified, b.v2.gz, b.v2.plain)
 	})
 }
 
@@ -70,7 +68,7 @@ func (d *Documents) V3Handler() http.Handler {
 		}
 		key := strings.Trim(strings.TrimPrefix(r.URL.Path, "/openapi/v3"), "/")
 		if key == "" {
-			serve(w, r, mediaJSON, b.index.hash, b.modified, func() ([]byte, error) { return b.index.body, nil })
+			serve(w, r, mediaJSON, b.index.hash, b.modified, b.index.gz, b.index.plain)
 			return
 		}
 		g, ok := b.gvs[key]
@@ -92,13 +90,11 @@ func (d *Documents) V3Handler() http.Handler {
 			w.Header().Set("Cache-Control", "public, immutable")
 			w.Header().Set("Expires", time.Now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat))
 		}
-		body := func() ([]byte, error) { return g.json.body, nil }
-		contentType := mediaJSON
 		if offer > 0 {
-			contentType = mediaV3Proto
-			body = func() ([]byte, error) { return g.proto.get(g.json.body, v3ToProto) }
+			serve(w, r, mediaV3Proto, g.json.hash, b.modified, nil, func() ([]byte, error) { return g.proto.get(g.json, v3ToProto) })
+			return
 		}
-		serve(w, r, contentType, g.json.hash, b.modified, body)
+		serve(w, r, mediaJSON, g.json.hash, b.modified, g.json.gz, g.json.plain)
 	})
 }
 
@@ -113,21 +109,45 @@ func readOnly(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // serve writes a document with its ETag, answering a matching
-// If-None-Match with 304 before the body is even made.
-func serve(w http.ResponseWriter, r *http.Request, contentType, hash string, modified time.Time, body func() ([]byte, error)) {
+// If-None-Match with 304 before the body is even made. gz, when not nil, is
+// the body already gzip-compressed, sent as it is to clients that take it.
+func serve(w http.ResponseWriter, r *http.Request, contentType, hash string, modified time.Time, gz []byte, body func() ([]byte, error)) {
 	etag := strconv.Quote(hash)
 	w.Header().Set("ETag", etag)
+	if gz != nil {
+		w.Header().Add("Vary", "Accept-Encoding")
+	}
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	w.Header().Set("Content-Type", contentType)
+	if gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		w.Header().Set("Content-Encoding", "gzip")
+		http.ServeContent(w, r, "", modified, bytes.NewReader(gz))
+		return
+	}
 	data, err := body()
 	if err != nil {
+		w.Header().Del("Content-Type")
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", contentType)
 	http.ServeContent(w, r, "", modified, bytes.NewReader(data))
+}
+
+// acceptsGzip reports whether an Accept-Encoding header takes gzip
+// (q=0 refuses it).
+func acceptsGzip(header string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
 }
 
 // etagMatches implements the weak comparison of If-None-Match.

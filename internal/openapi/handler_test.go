@@ -115,9 +115,9 @@ func TestV3Handler(t *testing.T) {
 		location    string
 		body        []byte
 	}{
-		{name: "core", target: "/openapi/v3/api/v1", code: http.StatusOK, contentType: mediaJSON, body: core.json.body},
-		{name: "group", target: "/openapi/v3/apis/rbac.authorization.k8s.io/v1", code: http.StatusOK, contentType: mediaJSON, body: rbac.json.body},
-		{name: "current hash", target: "/openapi/v3/api/v1?hash=" + core.json.hash, header: []string{"Accept", "application/json"}, code: http.StatusOK, contentType: mediaJSON, immutable: true, body: core.json.body},
+		{name: "core", target: "/openapi/v3/api/v1", code: http.StatusOK, contentType: mediaJSON, body: mustPlain(core.json)},
+		{name: "group", target: "/openapi/v3/apis/rbac.authorization.k8s.io/v1", code: http.StatusOK, contentType: mediaJSON, body: mustPlain(rbac.json)},
+		{name: "current hash", target: "/openapi/v3/api/v1?hash=" + core.json.hash, header: []string{"Accept", "application/json"}, code: http.StatusOK, contentType: mediaJSON, immutable: true, body: mustPlain(core.json)},
 		{name: "stale hash", target: "/openapi/v3/api/v1?hash=0BSOLETE", code: http.StatusMovedPermanently, location: "/openapi/v3/api/v1?hash=" + core.json.hash},
 		{name: "protobuf", target: "/openapi/v3/api/v1", header: []string{"Accept", mediaV3ProtoAlias}, code: http.StatusOK, contentType: mediaV3Proto},
 		{name: "cached", target: "/openapi/v3/api/v1", header: []string{"If-None-Match", strconv.Quote(core.json.hash)}, code: http.StatusNotModified},

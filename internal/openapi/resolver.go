@@ -59,7 +59,11 @@ func (r *SchemaResolver) definitions(gv schema.GroupVersion) (map[string]*spec.S
 			Schemas map[string]*spec.Schema `json:"schemas"`
 		} `json:"components"`
 	}
-	if err := json.Unmarshal(doc.json.body, &parsed); err != nil {
+	js, err := doc.json.plain()
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(js, &parsed); err != nil {
 		return nil, fmt.Errorf("parsing the %s document: %w", gv, err)
 	}
 	r.cache[gv] = parsed.Components.Schemas
