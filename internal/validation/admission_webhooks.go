@@ -67,20 +67,22 @@ func mutatingCommon(h *admissionv1.MutatingWebhook) webhookCommon {
 	}
 }
 
-func validateValidatingWebhookConfiguration(c *admissionv1.ValidatingWebhookConfiguration, opts webhookOptions) field.ErrorList {
-	hooks := make([]webhookCommon, len(c.Webhooks))
-	for i := range c.Webhooks {
-		hooks[i] = validatingCommon(&c.Webhooks[i])
+// commons views the webhooks of either configuration kind through their
+// common fields.
+func commons[W any](ws []W, common func(*W) webhookCommon) []webhookCommon {
+	out := make([]webhookCommon, len(ws))
+	for i := range ws {
+		out[i] = common(&ws[i])
 	}
-	return validateWebhookConfiguration(&c.ObjectMeta, hooks, opts)
+	return out
+}
+
+func validateValidatingWebhookConfiguration(c *admissionv1.ValidatingWebhookConfiguration, opts webhookOptions) field.ErrorList {
+	return validateWebhookConfiguration(&c.ObjectMeta, commons(c.Webhooks, validatingCommon), opts)
 }
 
 func validateMutatingWebhookConfiguration(c *admissionv1.MutatingWebhookConfiguration, opts webhookOptions) field.ErrorList {
-	hooks := make([]webhookCommon, len(c.Webhooks))
-	for i := range c.Webhooks {
-		hooks[i] = mutatingCommon(&c.Webhooks[i])
-	}
-	return validateWebhookConfiguration(&c.ObjectMeta, hooks, opts)
+	return validateWebhookConfiguration(&c.ObjectMeta, commons(c.Webhooks, mutatingCommon), opts)
 }
 
 func validateWebhookConfiguration(m *metav1.ObjectMeta, hooks []webhookCommon, opts webhookOptions) field.ErrorList {
@@ -288,27 +290,14 @@ func webhookUpdateOptions(hooks, old []webhookCommon) webhookOptions {
 }
 
 func validateValidatingWebhookConfigurationUpdate(c, old *admissionv1.ValidatingWebhookConfiguration) field.ErrorList {
-	hooks := make([]webhookCommon, len(c.Webhooks))
-	for i := range c.Webhooks {
-		hooks[i] = validatingCommon(&c.Webhooks[i])
-	}
-	oldHooks := make([]webhookCommon, len(old.Webhooks))
-	for i := range old.Webhooks {
-		oldHooks[i] = validatingCommon(&old.Webhooks[i])
-	}
-	errs := validateWebhookConfiguration(&c.ObjectMeta, hooks, webhookUpdateOptions(hooks, oldHooks))
-	return append(errs, validateMetaUpdate(&c.ObjectMeta, &old.ObjectMeta)...)
+	return validateWebhookConfigurationUpdate(&c.ObjectMeta, &old.ObjectMeta, commons(c.Webhooks, validatingCommon), commons(old.Webhooks, validatingCommon))
 }
 
 func validateMutatingWebhookConfigurationUpdate(c, old *admissionv1.MutatingWebhookConfiguration) field.ErrorList {
-	hooks := make([]webhookCommon, len(c.Webhooks))
-	for i := range c.Webhooks {
-		hooks[i] = mutatingCommon(&c.Webhooks[i])
-	}
-	oldHooks := make([]webhookCommon, len(old.Webhooks))
-	for i := range old.Webhooks {
-		oldHooks[i] = mutatingCommon(&old.Webhooks[i])
-	}
-	errs := validateWebhookConfiguration(&c.ObjectMeta, hooks, webhookUpdateOptions(hooks, oldHooks))
-	return append(errs, validateMetaUpdate(&c.ObjectMeta, &old.ObjectMeta)...)
+	return validateWebhookConfigurationUpdate(&c.ObjectMeta, &old.ObjectMeta, commons(c.Webhooks, mutatingCommon), commons(old.Webhooks, mutatingCommon))
+}
+
+func validateWebhookConfigurationUpdate(m, old *metav1.ObjectMeta, hooks, oldHooks []webhookCommon) field.ErrorList {
+	errs := validateWebhookConfiguration(m, hooks, webhookUpdateOptions(hooks, oldHooks))
+	return append(errs, validateMetaUpdate(m, old)...)
 }
