@@ -2,6 +2,7 @@ package encryption
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -98,6 +99,10 @@ func (s *Store) Watch(ctx context.Context, prefix string, revision int64) (<-cha
 		for ev := range in {
 			if ev.Type != storage.EventError {
 				if err := s.decryptEvent(ctx, &ev); err != nil {
+					var corrupt *storage.CorruptError
+					if ev.Type == storage.EventDelete && errors.As(err, &corrupt) {
+						corrupt.Deleted = true
+					}
 					ev = storage.Event{Type: storage.EventError, Err: err}
 				}
 			}

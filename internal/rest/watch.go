@@ -212,8 +212,13 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, t target) {
 				return
 			}
 			if ev.Type == storage.EventError {
-				if errors.Is(ev.Err, storage.ErrCompacted) {
+				var corrupt *storage.CorruptError
+				switch {
+				case errors.Is(ev.Err, storage.ErrCompacted):
 					st := apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", lastRV)).Status()
+					_ = e.send(watch.Error, &st)
+				case errors.As(ev.Err, &corrupt):
+					st := corruptWatchStatus(corrupt)
 					_ = e.send(watch.Error, &st)
 				}
 				return
@@ -317,4 +322,15 @@ func (h *Handler) watchNegotiate(r *http.Request) (runtime.Encoder, string, *met
 	}
 	return nil, "", nil, false, apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "watch", metav1.SchemeGroupVersion.WithResource("").GroupResource(), "",
 		"only the following media types are accepted: application/json, application/vnd.kubernetes.protobuf;stream=watch", 0, false)
+}
+
+// corruptWatchStatus is the error event of a watch that met a value it
+// cannot read: a StorageReadError for the delete of a corrupt object (an
+// unsafe delete, typically), an internal error otherwise, as in
+// kube-apiserver. The watch ends after it; clients list again.
+func corruptWatchStatus(e *storage.CorruptError) metav1.Status {
+	if e.Deleted {
+		return metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonStoreReadError, Message: e.Error()}
+	}
+	return apierrors.NewInternalError(e).Status()
 }

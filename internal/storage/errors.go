@@ -23,10 +23,17 @@ var (
 type CorruptError struct {
 	Key string
 	Err error
+	// Deleted marks the delete event of a corrupt value, which a watch
+	// reports as such (kube-apiserver's wording).
+	Deleted bool
 }
 
 func (e *CorruptError) Error() string {
-	return "unable to transform key \"" + e.Key + "\": " + e.Err.Error()
+	msg := "unable to transform key \"" + e.Key + "\": " + e.Err.Error()
+	if e.Deleted {
+		return "saw a DELETED event, but object data is corrupt - " + msg
+	}
+	return msg
 }
 
 func (e *CorruptError) Unwrap() error { return e.Err }

@@ -11,6 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/portcullis/portcullis/internal/storage"
 	boltstore "github.com/portcullis/portcullis/internal/storage/bbolt"
@@ -305,7 +309,24 @@ func TestEncryptionReadFailures(t *testing.T) {
 			t.Errorf("unsafe delete of a readable object: err=%v\n%s", err, stderr)
 		}
 		s.MustKubectl(t, "delete", "--raw", "/api/v1/namespaces/default/secrets/s2"+unsafe+"&dryRun=All")
+		// A watch sees the delete of the corrupt object as kube-apiserver
+		// reports it: an error event of reason StorageReadError.
+		rv := s.MustKubectl(t, "get", "secret", "s3", "-o", "jsonpath={.metadata.resourceVersion}")
+		w, err := s.Client(t).CoreV1().Secrets("default").Watch(context.Background(), metav1.ListOptions{ResourceVersion: rv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
 		s.MustKubectl(t, "delete", "--raw", "/api/v1/namespaces/default/secrets/s2"+unsafe)
+		select {
+		case ev := <-w.ResultChan():
+			st, ok := ev.Object.(*metav1.Status)
+			if ev.Type != watch.Error || !ok || st.Reason != metav1.StatusReasonStoreReadError || !strings.Contains(st.Message, "saw a DELETED event, but object data is corrupt") {
+				t.Errorf("watch event after the unsafe delete: %s %#v", ev.Type, ev.Object)
+			}
+		case <-time.After(waitTimeout):
+			t.Error("no watch event after the unsafe delete")
+		}
 		if _, stderr, err := s.Kubectl(t, "get", "secret", "s2"); err == nil || !strings.Contains(stderr, "NotFound") {
 			t.Errorf("s2 after the unsafe delete: err=%v\n%s", err, stderr)
 		}
