@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -78,7 +79,7 @@ func (c *clientCache) get(k clientKey, cert *tls.Certificate) (*http.Client, err
 func (c *clientCache) retain(hooks []*hook) {
 	keep := map[clientKey]bool{}
 	for _, h := range hooks {
-		keep[h.clientKey()] = true
+		keep[h.key] = true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -90,9 +91,9 @@ func (c *clientCache) retain(hooks []*hook) {
 	}
 }
 
-func (h *hook) clientKey() clientKey {
-	k := clientKey{caBundle: string(h.client.CABundle)}
-	if s := h.client.Service; s != nil {
+func clientKeyOf(cc admissionregistrationv1.WebhookClientConfig) clientKey {
+	k := clientKey{caBundle: string(cc.CABundle)}
+	if s := cc.Service; s != nil {
 		k.serverName = s.Name + "." + s.Namespace + ".svc"
 	}
 	return k
@@ -163,7 +164,7 @@ func (p *plugin) post(ctx context.Context, h *hook, body []byte) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	key := h.clientKey()
+	key := h.key
 	var cert *tls.Certificate
 	if user != nil {
 		key.user, cert = user.name, user.cert

@@ -36,7 +36,10 @@ type hook struct {
 	timeout       time.Duration
 	versions      []string
 	client        admissionregistrationv1.WebhookClientConfig
-	ifNeeded      bool
+	// key picks the HTTP client of client's CA bundle and server name;
+	// made once, as the bundle is kilobytes to copy.
+	key      clientKey
+	ifNeeded bool
 }
 
 type condition struct {
@@ -67,6 +70,7 @@ func compileHook(c common, id string) *hook {
 		timeout:       defaultTimeout,
 		versions:      c.reviewVersions,
 		client:        c.clientConfig,
+		key:           clientKeyOf(c.clientConfig),
 		ifNeeded:      c.reinvocationIfNeeded,
 	}
 	if c.failurePolicy != nil {

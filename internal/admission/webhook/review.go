@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"strconv"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionv1beta1 "k8s.io/api/admission/v1beta1"
@@ -82,11 +83,20 @@ func encodeObject(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, erro
 		}
 		return json.Marshal(content)
 	}
-	if obj.GetObjectKind().GroupVersionKind().Empty() && !gvk.Empty() {
-		obj = obj.DeepCopyObject()
-		obj.GetObjectKind().SetGroupVersionKind(gvk)
+	data, err := json.Marshal(obj)
+	if err != nil || !obj.GetObjectKind().GroupVersionKind().Empty() || gvk.Empty() {
+		return data, err
 	}
-	return json.Marshal(obj)
+	// A typed object without its type meta (as the REST layer holds it):
+	// write kind and apiVersion in front of the fields, where they would
+	// be, rather than copy the whole object to set them.
+	head := `{"kind":` + strconv.Quote(gvk.Kind) + `,"apiVersion":` + strconv.Quote(gvk.GroupVersion().String())
+	out := make([]byte, 0, len(head)+len(data))
+	out = append(out, head...)
+	if len(data) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, data[1:]...), nil
 }
 
 // decodeResponse decodes and checks a webhook's answer, with
