@@ -3,7 +3,6 @@ package serviceaccount
 import (
 	"crypto"
 	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
@@ -145,18 +144,9 @@ func readSigningKey(file string) (crypto.Signer, error) {
 // algorithmFor is the JWS algorithm kube-apiserver signs with for a key:
 // RS256 for every RSA key, ES256/384/512 by curve.
 func algorithmFor(key crypto.Signer) (jose.SignatureAlgorithm, error) {
-	switch k := key.(type) {
-	case *rsa.PrivateKey:
-		return jose.RS256, nil
-	case *ecdsa.PrivateKey:
-		switch k.Curve {
-		case elliptic.P256():
-			return jose.ES256, nil
-		case elliptic.P384():
-			return jose.ES384, nil
-		case elliptic.P521():
-			return jose.ES512, nil
-		}
+	alg, err := publicAlgorithm(key.Public())
+	if err != nil {
+		return "", fmt.Errorf("signing key %T: %w", key, ErrUnsupportedKey)
 	}
-	return "", fmt.Errorf("signing key %T: %w", key, ErrUnsupportedKey)
+	return alg, nil
 }
