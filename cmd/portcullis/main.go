@@ -93,6 +93,7 @@ func newServe() *cobra.Command {
 	f.Var(newGatesValue(&cfg.FeatureGates), "feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:\nManifestBasedAdmissionControlConfig=true|false (ALPHA - default=false)\nServiceAccountNodeAudienceRestriction=true|false (BETA - default=true)")
 	f.StringVar(&cfg.EncryptionProviderConfig, "encryption-provider-config", "", "The file containing configuration for encryption providers to be used for storing secrets in etcd")
 	f.BoolVar(&cfg.EncryptionProviderConfigAutomaticReload, "encryption-provider-config-automatic-reload", false, "Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change. Setting this to true disables the ability to uniquely identify distinct KMS plugins via the API server healthz endpoints.")
+	f.StringVar(&cfg.TracingConfigFile, "tracing-config-file", "", "File with apiserver tracing configuration.")
 	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
 	f.IntVarP(&verbosity, "v", "v", 0, "Log verbosity; 4 or more logs debug messages.")
 	return cmd

@@ -60,6 +60,9 @@ type Config struct {
 	// configure encryption at rest, with kube-apiserver's flags.
 	EncryptionProviderConfig                string
 	EncryptionProviderConfigAutomaticReload bool
+	// TracingConfigFile is --tracing-config-file: export a span per
+	// request to an OTLP collector.
+	TracingConfigFile string
 	// Profiling serves /debug/pprof, as kube-apiserver's --profiling.
 	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.

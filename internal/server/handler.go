@@ -46,6 +46,7 @@ import (
 	"github.com/portcullis/portcullis/internal/rest"
 	"github.com/portcullis/portcullis/internal/reviews"
 	"github.com/portcullis/portcullis/internal/storage"
+	"github.com/portcullis/portcullis/internal/tracing"
 	"github.com/portcullis/portcullis/internal/validation"
 	"github.com/portcullis/portcullis/internal/version"
 )
@@ -259,7 +260,7 @@ func newAPI(d apiDeps) (*api, error) {
 	})
 	mux = withMetricsEndpoint(mux, metricsRegistry.Handler())
 	// Innermost first: authorization, impersonation, audit, metrics,
-	// authentication, request state, panic recovery.
+	// tracing, authentication, request state, panic recovery.
 	var h http.Handler = mux
 	h = authz.Filter(h, chainAuthz, rs)
 	h = authz.Impersonation(h, chainAuthz, rs)
@@ -277,6 +278,26 @@ func newAPI(d apiDeps) (*api, error) {
 		h = audit.Middleware(h, logger, policy)
 	}
 	h = metricsRegistry.Middleware(h)
+	if d.config.TracingConfigFile != "" {
+		// Just inside authentication, as in kube-apiserver: whether a
+		// caller may join its own trace depends on who it is.
+		tc, err := tracing.Load(d.config.TracingConfigFile)
+		if err != nil {
+			return nil, err
+		}
+		tp, err := tracing.New(context.Background(), tc, serverID())
+		if err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(ctx); err != nil {
+				d.log.Warn("tracing: flushing the last spans", "err", err)
+			}
+		})
+		h = tracing.Middleware(h, tp.TracerProvider())
+	}
 	am, err := newAuthnMetrics(metricsRegistry.Prometheus())
 	if err != nil {
 		return nil, err
