@@ -16,9 +16,12 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/portcullis/portcullis/internal/tracing"
 )
 
 // maxResponseBytes bounds a webhook's answer: a patch of the largest
@@ -189,6 +192,9 @@ func (p *plugin) post(ctx context.Context, h *hook, body []byte) ([]byte, error)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, */*")
+	// The webhook's own spans join the request's trace (nothing is set
+	// when the request is not traced).
+	tracing.Propagators().Inject(ctx, propagation.HeaderCarrier(req.Header))
 	user.authorize(req)
 	resp, err := cl.Do(req)
 	if err != nil {
