@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
 
 	"github.com/portcullis/portcullis/internal/encryption/aes"
@@ -40,7 +41,7 @@ func (s *Store) build(cfg *config.Config, running map[string]*kmsEntry) (st *sta
 	chains := map[string]*value.Chain{}
 	st = &state{byPrefix: map[string]*target{}, hash: cfg.Hash}
 	for _, r := range s.opts.Resources {
-		idx := cfg.MatchAll(r.GroupResource)
+		idx := cfg.MatchAll(configResource(r.GroupResource))
 		if len(idx) == 0 {
 			continue
 		}
@@ -62,6 +63,18 @@ func (s *Store) build(cfg *config.Config, running map[string]*kmsEntry) (st *sta
 		st.kms = append(st.kms, e)
 	}
 	return st, fresh, nil
+}
+
+// eventsV1 is stored by kube-apiserver as core events, so the
+// configuration governs it as "events" (and refuses "*.events.k8s.io").
+var eventsV1 = schema.GroupResource{Group: "events.k8s.io", Resource: "events"}
+
+// configResource is the name under which the configuration governs gr.
+func configResource(gr schema.GroupResource) schema.GroupResource {
+	if gr == eventsV1 {
+		return schema.GroupResource{Resource: "events"}
+	}
+	return gr
 }
 
 // providers returns the chain entries of one provider configuration: one

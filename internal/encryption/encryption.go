@@ -23,8 +23,10 @@ const (
 	// pollInterval is how often a reloaded file is re-read even without
 	// a file event, as in kube-apiserver.
 	pollInterval = time.Minute
-	// retireAfter is how long a KMS plugin dropped by a reload stays
-	// connected, for the requests that started before the swap.
+	// retireAfter is the least time a KMS plugin dropped by a reload stays
+	// connected, for the requests that started before the swap; a plugin
+	// with a long timeout stays for two of them (a status poll and an
+	// Encrypt), as kube-apiserver's grace period is twice the timeouts.
 	retireAfter = 10 * time.Second
 )
 
@@ -200,7 +202,8 @@ func (s *Store) apply(ctx context.Context, data []byte, hash string) error {
 	s.retired = live
 	for name, e := range s.kms {
 		if next[name] != e {
-			s.retired = append(s.retired, retired{time.AfterFunc(retireAfter, e.close), e, now.Add(retireAfter)})
+			grace := max(retireAfter, 2*e.timeout)
+			s.retired = append(s.retired, retired{time.AfterFunc(grace, e.close), e, now.Add(grace)})
 		}
 	}
 	s.kms = next

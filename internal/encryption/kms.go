@@ -21,9 +21,18 @@ type kmsEntry struct {
 	done    chan struct{}      // closed when the poller has returned
 }
 
-// same reports whether the entry serves configuration c unchanged.
+// same reports whether the entry serves configuration c unchanged. The
+// timeout is compared by value: every parse makes a new one.
 func (e *kmsEntry) same(c apiserverv1.KMSConfiguration) bool {
-	return e.cfg.Name == c.Name && e.cfg.Endpoint == c.Endpoint && e.cfg.Timeout == c.Timeout
+	return e.cfg.Name == c.Name && e.cfg.Endpoint == c.Endpoint && e.timeout == kmsTimeout(c)
+}
+
+// kmsTimeout is the timeout of each call to the plugin of c.
+func kmsTimeout(c apiserverv1.KMSConfiguration) time.Duration {
+	if c.Timeout != nil && c.Timeout.Duration > 0 {
+		return c.Timeout.Duration
+	}
+	return defaultKMSTimeout
 }
 
 // stop ends the poller and closes the connection.
@@ -48,10 +57,7 @@ func (s *Store) kmsFor(c apiserverv1.KMSConfiguration, running, used map[string]
 	if c.APIVersion != "v2" {
 		return nil, fmt.Errorf("kms provider %q: apiVersion %q is not supported", c.Name, c.APIVersion)
 	}
-	timeout := defaultKMSTimeout
-	if c.Timeout != nil && c.Timeout.Duration > 0 {
-		timeout = c.Timeout.Duration
-	}
+	timeout := kmsTimeout(c)
 	p, err := kmsv2.New(kmsv2.Config{
 		Name:        c.Name,
 		Endpoint:    c.Endpoint,

@@ -53,9 +53,12 @@ func (h *Handler) unsafeDelete(w http.ResponseWriter, r *http.Request, t target,
 			return
 		}
 	}
+	// kube-apiserver has no object to return and fills in the Status of
+	// its delete handler: code 200 and the kind, not the resource.
 	h.rs.Object(w, r, http.StatusOK, &metav1.Status{
 		Status:  metav1.StatusSuccess,
-		Details: &metav1.StatusDetails{Name: t.name, Group: gr.Group, Kind: gr.Resource},
+		Code:    http.StatusOK,
+		Details: &metav1.StatusDetails{Name: t.name, Kind: t.res.GVK().Kind},
 	})
 }
 

@@ -24,7 +24,7 @@ const (
 	kind = "TracingConfiguration"
 	// defaultEndpoint is the OTLP gRPC collector used when the file names
 	// none: the OpenTelemetry default.
-	defaultEndpoint = "localhost:4317"
+	defaultEndpoint   = "localhost:4317"
 	maxRatePerMillion = 1000000
 )
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // tagged is a toy provider: it writes tag+plaintext and reads only its own tag.
@@ -131,4 +132,45 @@ func FuzzChainFromStorage(f *testing.F) {
 			t.Fatalf("%q: no value and no error", stored)
 		}
 	})
+}
+
+// TestChainLatencyOnlyOnSuccess checks that, as in kube-apiserver, the
+// latency histogram times successful transformations only: failures are
+// counted by the operations counter alone.
+func TestChainLatencyOnlyOnSuccess(t *testing.T) {
+	const prefix = "k8s:enc:aescbc:v1:k:"
+	tests := []struct {
+		name   string
+		stored string
+		label  string // transformer_prefix of the latency series
+		want   int    // samples in it
+	}{
+		{name: "read", stored: prefix + "Ax", label: prefix, want: 1},
+		{name: "provider fails", stored: prefix + "Bx", label: prefix, want: 0},
+		{name: "no provider matches", stored: "k8s:enc:aescbc:v1:other:x", label: "unknown", want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := NewMetrics(prometheus.NewRegistry())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, _ := NewChain(m, Provider{prefix, tagged("A")})
+			_, _, _ = c.FromStorage(context.Background(), "secrets", []byte(tt.stored), nil)
+			if n := testutil.CollectAndCount(m.ops); n != 1 {
+				t.Fatalf("operations series = %d, want 1", n)
+			}
+			h, err := m.latency.GetMetricWithLabelValues(fromStorage, tt.label)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d dto.Metric
+			if err := h.(prometheus.Metric).Write(&d); err != nil {
+				t.Fatal(err)
+			}
+			if got := int(d.GetHistogram().GetSampleCount()); got != tt.want {
+				t.Fatalf("latency samples = %d, want %d", got, tt.want)
+			}
+		})
+	}
 }

@@ -53,8 +53,11 @@ func (m *Metrics) record(resource, kind, prefix string, start time.Time, err err
 	if m == nil {
 		return
 	}
-	m.latency.WithLabelValues(kind, prefix).Observe(time.Since(start).Seconds())
 	m.ops.WithLabelValues(resource, kind, prefix, StatusOf(err)).Inc()
+	// As in kube-apiserver, only successful transformations are timed.
+	if err == nil {
+		m.latency.WithLabelValues(kind, prefix).Observe(time.Since(start).Seconds())
+	}
 }
 
 // StatusOf is the status label of a transformation or a KMS plugin call: "OK", the gRPC code of a KMS plugin's
