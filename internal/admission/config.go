@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
-	"sigs.k8s.io/yaml"
+
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // Plugin is an admission plugin portcullis can run.
@@ -88,6 +90,14 @@ func Build(ordered []Plugin, opts Options) (*Chain, []string, error) {
 	return chain, names, nil
 }
 
+// configFile is what --admission-control-config-file must declare. Files
+// written when the group was still apiserver.k8s.io carry over.
+var configFile = configfile.Type{
+	Kind:     "AdmissionConfiguration",
+	Versions: []string{"apiserver.config.k8s.io/v1", "apiserver.config.k8s.io/v1alpha1"},
+	Legacy:   []metav1.TypeMeta{{APIVersion: "apiserver.k8s.io/v1alpha1", Kind: "AdmissionConfiguration"}},
+}
+
 // readConfig reads an AdmissionConfiguration (apiserver.config.k8s.io/v1,
 // strictly decoded) and returns each plugin's configuration: the inline
 // configuration, or the file named by path (relative paths are relative
@@ -102,14 +112,8 @@ func readConfig(path string) (map[string][]byte, error) {
 		return nil, fmt.Errorf("%w: reading %s: %w", ErrConfig, path, err)
 	}
 	var cfg apiserverv1.AdmissionConfiguration
-	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+	if err := configFile.Decode(data, &cfg); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
-	}
-	switch {
-	case cfg.Kind != "AdmissionConfiguration":
-		return nil, fmt.Errorf("%w: %s: kind: Invalid value: %q: must be AdmissionConfiguration", ErrConfig, path, cfg.Kind)
-	case cfg.APIVersion != "apiserver.config.k8s.io/v1" && cfg.APIVersion != "apiserver.k8s.io/v1alpha1":
-		return nil, fmt.Errorf("%w: %s: apiVersion: Unsupported value: %q: supported values: \"apiserver.config.k8s.io/v1\"", ErrConfig, path, cfg.APIVersion)
 	}
 	dir := filepath.Dir(path)
 	for i, p := range cfg.Plugins {

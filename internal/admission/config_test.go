@@ -64,7 +64,15 @@ plugins:
 			configs: map[string]string{"First": "", "Second": "from: path", "Third": `{"inline":true}`}},
 		{name: "unknown field", opts: Options{ConfigFile: write("bad1.yaml", "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugin: []\n")}, errText: `unknown field "plugin"`},
 		{name: "duplicate field", opts: Options{ConfigFile: write("bad2.yaml", "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nkind: AdmissionConfiguration\n")}, errText: "already set"},
-		{name: "wrong kind", opts: Options{ConfigFile: write("bad3.yaml", "apiVersion: apiserver.config.k8s.io/v1\nkind: Other\n")}, errText: "must be AdmissionConfiguration"},
+		{name: "wrong kind", opts: Options{ConfigFile: write("bad3.yaml", "apiVersion: apiserver.config.k8s.io/v1\nkind: Other\n")}, errText: `expected kind AdmissionConfiguration, got "Other"`},
+		{name: "wrong version", opts: Options{ConfigFile: write("bad5.yaml", "apiVersion: apiserver.config.k8s.io/v2\nkind: AdmissionConfiguration\n")},
+			errText: `unsupported apiVersion "apiserver.config.k8s.io/v2", want one of apiserver.config.k8s.io/v1, apiserver.config.k8s.io/v1alpha1`},
+		{name: "field name case", opts: Options{ConfigFile: write("bad6.yaml", "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nPlugins: []\n")}, errText: `unknown field "Plugins"`},
+		{name: "empty file", opts: Options{ConfigFile: write("bad7.yaml", "\n")}, errText: "configuration file is empty"},
+		{name: "old group name", opts: Options{ConfigFile: write("old.yaml", "apiVersion: apiserver.k8s.io/v1alpha1\nkind: AdmissionConfiguration\nplugins:\n- name: Third\n  configuration: {old: true}\n")},
+			enabled: []string{"First", "Third"}, configs: map[string]string{"First": "", "Third": `{"old":true}`}},
+		{name: "json", opts: Options{ConfigFile: write("good.json", `{"apiVersion":"apiserver.config.k8s.io/v1","kind":"AdmissionConfiguration","plugins":[{"name":"Third","configuration":{"json":1}}]}`)},
+			enabled: []string{"First", "Third"}, configs: map[string]string{"First": "", "Third": `{"json":1}`}},
 		{name: "missing path", opts: Options{ConfigFile: write("bad4.yaml", "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: First\n  path: nope.yaml\n")}, errText: "plugins[0].path"},
 	}
 	for _, tt := range tests {

@@ -1,14 +1,12 @@
 package audit
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
-	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
+
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // Policy is a compiled audit policy, ready to evaluate requests against.
@@ -39,8 +37,8 @@ func LoadPolicy(path string) (*Policy, error) {
 // warning. The policy is then validated and compiled.
 func ParsePolicy(data []byte) (*Policy, error) {
 	var v1 auditv1.Policy
-	if err := decodeStrict(data, &v1); err != nil {
-		return nil, err
+	if err := policyFile.Decode(data, &v1); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPolicyDecode, err)
 	}
 	if errs := validatePolicy(&v1); len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrPolicyInvalid, errs.ToAggregate())
@@ -48,29 +46,6 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	return compilePolicy(&v1), nil
 }
 
-// decodeStrict decodes a YAML or JSON document into p and checks that it
-// names audit.k8s.io/v1 Policy.
-func decodeStrict(data []byte, p *auditv1.Policy) error {
-	js := data
-	if !json.Valid(data) {
-		// YAMLToJSONStrict rejects duplicate keys; JSON goes straight to
-		// the JSON decoder, whose errors carry field paths.
-		var err error
-		if js, err = yaml.YAMLToJSONStrict(data); err != nil {
-			return fmt.Errorf("%w: %w", ErrPolicyDecode, err)
-		}
-	}
-	strictErrs, err := kjson.UnmarshalStrict(js, p)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrPolicyDecode, err)
-	}
-	if len(strictErrs) > 0 {
-		return fmt.Errorf("%w: %w", ErrPolicyDecode, errors.Join(strictErrs...))
-	}
-	gv := auditv1.SchemeGroupVersion.String()
-	if p.APIVersion != gv || p.Kind != "Policy" {
-		return fmt.Errorf("%w: apiVersion %q, kind %q: want apiVersion %q, kind \"Policy\"",
-			ErrPolicyDecode, p.APIVersion, p.Kind, gv)
-	}
-	return nil
-}
+// policyFile is what a policy file must declare: kube-apiserver reads
+// no other version since v1beta1 was removed.
+var policyFile = configfile.Type{Kind: "Policy", Versions: []string{auditv1.SchemeGroupVersion.String()}}

@@ -1,10 +1,19 @@
-// Package configfile follows a configuration file that kube-apiserver
-// reloads automatically: it notices changes (by file events and by
-// polling), hands new content to the component once, and records the
-// reload metrics every such controller has
+// Package configfile holds what kube-apiserver's configuration files have
+// in common: strict decoding, and for the files it reloads automatically,
+// following them: noticing changes (by file events and by polling),
+// handing new content to the component once, and recording the reload
+// metrics every such controller has
 // (apiserver_<controller>_automatic_reloads_total and friends).
 //
-// # Pieces
+// # Decoding
+//
+// A Type names the kind and apiVersions a file must declare; its Decode
+// reads YAML or JSON into the component's published v1 type, refusing
+// another type, duplicate keys, unknown fields and field names in the
+// wrong case. Each component wraps the error in its own sentinel and
+// defaults and validates the result itself.
+//
+// # Following a file
 //
 // A Watcher reads the file at every event in its directory and every
 // Interval, and calls Apply with content whose Hash differs from the

@@ -3,6 +3,10 @@ package configfile
 import "errors"
 
 var (
+	// ErrEmpty is a configuration file with nothing but white space,
+	// which Type.Decode leaves to the caller: some components refuse it,
+	// others read it as an empty configuration.
+	ErrEmpty = errors.New("configuration file is empty")
 	// ErrRetry marks an Apply error worth retrying with the same content
 	// (a plugin or issuer that is not ready yet); other errors wait for
 	// new content.

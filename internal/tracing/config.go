@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
-	sigsjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
+
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 var (
@@ -21,16 +21,18 @@ var (
 )
 
 const (
-	kind = "TracingConfiguration"
 	// defaultEndpoint is the OTLP gRPC collector used when the file names
 	// none: the OpenTelemetry default.
 	defaultEndpoint   = "localhost:4317"
 	maxRatePerMillion = 1000000
 )
 
-// versions are the apiVersions kube-apiserver reads the file in; their
-// TracingConfiguration types have the same fields.
-var versions = []string{"apiserver.config.k8s.io/v1", "apiserver.config.k8s.io/v1beta1", "apiserver.config.k8s.io/v1alpha1"}
+// fileType is what the file must declare: kube-apiserver reads it in
+// three versions, whose TracingConfiguration types have the same fields.
+var fileType = configfile.Type{
+	Kind:     "TracingConfiguration",
+	Versions: []string{"apiserver.config.k8s.io/v1", "apiserver.config.k8s.io/v1beta1", "apiserver.config.k8s.io/v1alpha1"},
+}
 
 // Config is a decoded and validated TracingConfiguration.
 type Config struct {
@@ -58,30 +60,9 @@ func Load(path string) (*Config, error) {
 // Parse decodes data strictly and validates it with kube-apiserver's
 // rules and texts.
 func Parse(data []byte) (*Config, error) {
-	js, err := yaml.YAMLToJSONStrict(data)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
-	}
-	var tm struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
-	}
-	switch {
-	case tm.Kind != kind:
-		return nil, fmt.Errorf("%w: expected kind %s, got %q", ErrDecode, kind, tm.Kind)
-	case !contains(versions, tm.APIVersion):
-		return nil, fmt.Errorf("%w: unsupported apiVersion %q, want one of %s", ErrDecode, tm.APIVersion, strings.Join(versions, ", "))
-	}
 	var tc apiserverv1.TracingConfiguration
-	strictErrs, err := sigsjson.UnmarshalStrict(js, &tc)
-	if err != nil {
+	if err := fileType.Decode(data, &tc); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
-	}
-	if len(strictErrs) > 0 {
-		return nil, fmt.Errorf("%w: strict decoding error: %w", ErrDecode, errors.Join(strictErrs...))
 	}
 	cfg := &Config{Endpoint: defaultEndpoint}
 	var errs field.ErrorList
@@ -95,7 +76,8 @@ func Parse(data []byte) (*Config, error) {
 		}
 		cfg.SamplingRatePerMillion = *r
 	}
-	if e := tc.Endpoint; e != nil {
+	// An empty endpoint is the default one, as the OTLP exporter takes it.
+	if e := tc.Endpoint; e != nil && *e != "" {
 		errs = append(errs, validateEndpoint(*e, field.NewPath("endpoint"))...)
 		cfg.Endpoint = *e
 	}
@@ -121,13 +103,4 @@ func validateEndpoint(endpoint string, p *field.Path) field.ErrorList {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(p, target, fmt.Sprintf("unsupported scheme: %v.  Options are none, dns, unix, or unix-abstract.  See https://github.com/grpc/grpc/blob/master/doc/naming.md", u.Scheme))}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

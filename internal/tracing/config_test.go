@@ -24,9 +24,15 @@ func TestParse(t *testing.T) {
 			err: "invalid tracing configuration: samplingRatePerMillion: Invalid value: 1000001: sampling rate per million must be less than or equal to one million"},
 		{name: "bad scheme", data: head + "endpoint: http://collector:4317\n", is: ErrInvalid,
 			err: `invalid tracing configuration: endpoint: Invalid value: "http://collector:4317": unsupported scheme: http.  Options are none, dns, unix, or unix-abstract.  See https://github.com/grpc/grpc/blob/master/doc/naming.md`},
-		{name: "unknown field", data: head + "endpoints: x\n", is: ErrDecode},
-		{name: "wrong kind", data: "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n", is: ErrDecode},
-		{name: "wrong version", data: "apiVersion: v1\nkind: TracingConfiguration\n", is: ErrDecode},
+		{name: "unknown field", data: head + "endpoints: x\n", is: ErrDecode,
+			err: `error decoding tracing configuration: strict decoding error: unknown field "endpoints"`},
+		{name: "wrong kind", data: "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n", is: ErrDecode,
+			err: `error decoding tracing configuration: expected kind TracingConfiguration, got "EncryptionConfiguration"`},
+		{name: "wrong version", data: "apiVersion: v1\nkind: TracingConfiguration\n", is: ErrDecode,
+			err: `error decoding tracing configuration: unsupported apiVersion "v1", want one of apiserver.config.k8s.io/v1, apiserver.config.k8s.io/v1beta1, apiserver.config.k8s.io/v1alpha1`},
+		{name: "json", data: `{"apiVersion":"apiserver.config.k8s.io/v1beta1","kind":"TracingConfiguration","endpoint":"c:4317"}`,
+			want: Config{Endpoint: "c:4317"}},
+		{name: "empty", data: "\n", is: ErrDecode, err: "error decoding tracing configuration: configuration file is empty"},
 		{name: "not yaml", data: "{", is: ErrDecode},
 	}
 	for _, tt := range tests {

@@ -1,17 +1,11 @@
 package authzconfig
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
-	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/portcullis/portcullis/internal/configfile"
 )
@@ -23,10 +17,10 @@ const (
 	Kind = "AuthorizationConfiguration"
 )
 
-// versions are the accepted apiVersions. The three have the same
-// AuthorizationConfiguration fields and defaults, so all decode into the
-// v1 types.
-var versions = []string{Group + "/v1", Group + "/v1beta1", Group + "/v1alpha1"}
+// fileType is what the file must declare. The three versions have the
+// same AuthorizationConfiguration fields and defaults, so all decode into
+// the v1 types.
+var fileType = configfile.Type{Kind: Kind, Versions: []string{Group + "/v1", Group + "/v1beta1", Group + "/v1alpha1"}}
 
 // Load reads and parses the file named by --authorization-config.
 func Load(path string) (*Config, error) {
@@ -45,10 +39,8 @@ func Parse(data []byte) (*Config, error) {
 	var ac apiserverv1.AuthorizationConfiguration
 	// An empty file is an empty configuration, which validation refuses
 	// for having no authorizers, as kube-apiserver does.
-	if len(bytes.TrimSpace(data)) > 0 {
-		if err := decodeStrict(data, &ac); err != nil {
-			return nil, err
-		}
+	if err := fileType.Decode(data, &ac); err != nil && !errors.Is(err, configfile.ErrEmpty) {
+		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
 	}
 	for i := range ac.Authorizers {
 		if w := ac.Authorizers[i].Webhook; w != nil {
@@ -60,36 +52,4 @@ func Parse(data []byte) (*Config, error) {
 		return nil, &InvalidError{Errs: errs}
 	}
 	return &Config{authorizers: ac.Authorizers, matchers: matchers, hash: configfile.Hash(data)}, nil
-}
-
-// decodeStrict decodes YAML or JSON into ac, refusing unknown, duplicate
-// and case-mismatched fields and anything but an AuthorizationConfiguration.
-func decodeStrict(data []byte, ac *apiserverv1.AuthorizationConfiguration) error {
-	js := data
-	if !json.Valid(data) {
-		var err error
-		// YAMLToJSONStrict refuses duplicate keys; JSON is checked for
-		// them by UnmarshalStrict below.
-		if js, err = yaml.YAMLToJSONStrict(data); err != nil {
-			return fmt.Errorf("%w: %w", ErrDecode, err)
-		}
-	}
-	// The type is checked first so that a different kind is reported as
-	// such rather than as a heap of unknown fields.
-	var tm metav1.TypeMeta
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &tm); err != nil {
-		return fmt.Errorf("%w: %w", ErrDecode, err)
-	}
-	if tm.Kind != Kind || !slices.Contains(versions, tm.APIVersion) {
-		return fmt.Errorf("%w: apiVersion %q, kind %q: want kind %s of %s/v1 (or v1beta1)",
-			ErrDecode, tm.APIVersion, tm.Kind, Kind, Group)
-	}
-	strictErrs, err := kjson.UnmarshalStrict(js, ac)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrDecode, err)
-	}
-	if len(strictErrs) > 0 {
-		return fmt.Errorf("%w: %w", ErrDecode, errors.Join(strictErrs...))
-	}
-	return nil
 }

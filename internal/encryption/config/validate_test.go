@@ -61,6 +61,9 @@ func TestParse(t *testing.T) {
 		{name: "wrong type", data: doc("resources: {}\n"), is: ErrDecode,
 			want: "error decoding encryption provider configuration: json: cannot unmarshal object into Go struct field EncryptionConfiguration.resources of type []v1.ResourceConfiguration"},
 		{name: "json", data: []byte(`{"apiVersion":"apiserver.config.k8s.io/v1","kind":"EncryptionConfiguration","resources":[{"resources":["secrets"],"providers":[{"identity":{}}]}]}`)},
+		{name: "json duplicate field", is: ErrDecode,
+			data: []byte(`{"apiVersion":"apiserver.config.k8s.io/v1","kind":"EncryptionConfiguration","resources":[{"resources":["secrets"],"providers":[{"aescbc":{"keys":[{"name":"k","secret":"` + key32 + `","secret":"` + key16 + `"}]}}]}]}`),
+			want: `error decoding encryption provider configuration: strict decoding error: duplicate field "resources[0].providers[0].aescbc.keys[0].secret"`},
 
 		// The list of entries and each entry's lists.
 		{name: "no entries", data: doc("resources: []\n"), is: ErrInvalid,
