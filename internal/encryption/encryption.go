@@ -174,16 +174,11 @@ func (s *Store) apply(ctx context.Context, data []byte, hash string) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range st.kms {
-		cctx, cancel := context.WithTimeout(ctx, e.timeout)
-		err := e.p.Check(cctx)
-		cancel()
-		if err != nil {
-			for _, f := range fresh {
-				f.close()
-			}
-			return fmt.Errorf("%w: KMS plugin not healthy: %w", configfile.ErrRetry, err)
+	if err := s.awaitHealthy(ctx, st.kms); err != nil {
+		for _, f := range fresh {
+			f.close()
 		}
+		return fmt.Errorf("%w: KMS plugin not healthy: %w", configfile.ErrRetry, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -208,6 +203,37 @@ func (s *Store) apply(ctx context.Context, data []byte, hash string) error {
 	}
 	s.kms = next
 	s.st.Store(st)
+	return nil
+}
+
+// healthPoll is how often a reload asks a KMS plugin that is not healthy yet.
+var healthPoll = 100 * time.Millisecond
+
+// awaitHealthy waits until every plugin answers healthy, giving them, as
+// kube-apiserver does, max(10 s, twice the sum of their timeouts): a
+// plugin that is still starting does not fail the reload.
+func (s *Store) awaitHealthy(ctx context.Context, entries []*kmsEntry) error {
+	var total time.Duration
+	for _, e := range entries {
+		total += e.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, max(retireAfter, 2*total))
+	defer cancel()
+	for _, e := range entries {
+		for {
+			cctx, ccancel := context.WithTimeout(ctx, e.timeout)
+			err := e.p.Check(cctx)
+			ccancel()
+			if err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(healthPoll):
+			}
+		}
+	}
 	return nil
 }
 

@@ -94,3 +94,48 @@ func TestReloadRetiresAfterCallsEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestReloadWaitsForAStartingPlugin: a reload onto a KMS plugin that comes
+// up a moment later is applied, not refused; one that never comes up is
+// refused once its grace has passed, keeping the configuration in use.
+func TestReloadWaitsForAStartingPlugin(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newStore(t, encConfig("- resources: [secrets]\n  providers:\n"+gcm("k1", 1)), nil)
+
+	late := kmstest.SocketPath(t)
+	pctx, stopPlugin := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		time.Sleep(500 * time.Millisecond)
+		lis, err := kmstest.Listen(late)
+		if err != nil {
+			return // the reload below then fails, naming the plugin
+		}
+		_ = kmstest.New(kmstest.Options{}).ServeListener(pctx, lis)
+	}()
+	defer func() {
+		stopPlugin()
+		<-served
+	}()
+	if err := s.apply(ctx, []byte(encConfig("- resources: [secrets]\n  providers:\n"+kmsProvider("late", late, "1s"))), "h2"); err != nil {
+		t.Fatalf("reload onto a plugin starting 0.5 s later: %v", err)
+	}
+	if kms := s.current().kms; len(kms) != 1 || kms[0].cfg.Name != "late" {
+		t.Fatal("the reload was not applied")
+	}
+
+	absent := kmstest.SocketPath(t)
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := s.apply(cctx, []byte(encConfig("- resources: [secrets]\n  providers:\n"+kmsProvider("absent", absent, "1s"))), "h3"); err == nil {
+		t.Fatal("a reload onto a plugin that never answers was applied")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the refused reload took %s with a 3 s context", took)
+	}
+	if kms := s.current().kms; len(kms) != 1 || kms[0].cfg.Name != "late" {
+		t.Fatal("a refused reload replaced the configuration in use")
+	}
+}
