@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,6 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/portcullis/portcullis/internal/tracing"
 )
 
 const (
@@ -115,6 +118,8 @@ func (c *client) review(ctx context.Context, spec *authorizationv1.SubjectAccess
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
+	// The webhook's own spans join the request's trace, if it has one.
+	tracing.Propagators().Inject(ctx, propagation.HeaderCarrier(req.Header))
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return none, fmt.Errorf("%w: %w", ErrRequest, err)
