@@ -1,5 +1,3 @@
-// Command portcullis is a lean, Kubernetes-compatible API server built
-// around the API access-control chain.
 package main
 
 import (
