@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/manifest"
-	"github.com/portcullis/portcullis/internal/admission/policy"
 )
 
 // BenchmarkLoadValidated1000 loads 1,000 static policies with their
@@ -76,19 +74,9 @@ spec: {policyName: only.static.k8s.io, validationActions: [Deny]}
 				_ = os.Rename(tmp, filepath.Join(dir, "p.yaml"))
 			}
 			writeSet("x")
-			log := slog.New(slog.DiscardHandler)
-			d := pluginDeps{log: log, feeds: &policyFeeds{log: log}}
-			st := &static[*policy.Plugin]{}
-			if err := st.watch(dir, manifest.ValidatingAdmissionPolicy, func() (*policy.Plugin, error) {
-				return policy.New(policy.Options{Static: true, Log: log}), nil
-			}, d); err != nil {
-				b.Fatal(err)
-			}
+			st := watchStaticVAP(b, dir)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			for _, run := range d.feeds.run {
-				go run(ctx)
-			}
 			if reloading {
 				go func() {
 					for i := 0; ctx.Err() == nil; i++ {

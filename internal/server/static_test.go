@@ -51,19 +51,7 @@ spec: {policyName: only-%[1]s.static.k8s.io, validationActions: [Deny]}
 func TestStaticReloadIsAtomic(t *testing.T) {
 	dir := t.TempDir()
 	staticSet(t, dir, "a")
-	log := slog.New(slog.DiscardHandler)
-	d := pluginDeps{log: log, feeds: &policyFeeds{log: log}}
-	st := &static[*policy.Plugin]{}
-	if err := st.watch(dir, manifest.ValidatingAdmissionPolicy, func() (*policy.Plugin, error) {
-		return policy.New(policy.Options{Static: true, Log: log}), nil
-	}, d); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	for _, run := range d.feeds.run {
-		go run(ctx)
-	}
+	st := watchStaticVAP(t, dir)
 
 	var allowed, checked atomic.Int64
 	var wg sync.WaitGroup
@@ -112,4 +100,24 @@ func TestStaticReloadIsAtomic(t *testing.T) {
 	if checked.Load() == 0 {
 		t.Error("no request was checked")
 	}
+}
+
+// watchStaticVAP follows the static ValidatingAdmissionPolicy manifests in
+// dir as the server does, until the test ends.
+func watchStaticVAP(tb testing.TB, dir string) *static[*policy.Plugin] {
+	tb.Helper()
+	log := slog.New(slog.DiscardHandler)
+	d := pluginDeps{log: log, feeds: &policyFeeds{log: log}}
+	st := &static[*policy.Plugin]{}
+	if err := st.watch(dir, manifest.ValidatingAdmissionPolicy, func() (*policy.Plugin, error) {
+		return policy.New(policy.Options{Static: true, Log: log}), nil
+	}, d); err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
+	for _, run := range d.feeds.run {
+		go run(ctx)
+	}
+	return st
 }
