@@ -24,9 +24,9 @@ var (
 	v3Offers = []string{mediaJSON, mediaV3ProtoAlias, mediaV3Proto}
 )
 
-// V2Handler serves GET /openapi/v2: JSON, or protobuf when the Accept
-// header asks for it.
-func (d *Documents) V2Handler() http.Handler {
+// handler answers GET and HEAD with answer and the built documents,
+// everything else with 405.
+func (d *Documents) handler(answer func(w http.ResponseWriter, r *http.Request, b *built)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !readOnly(w, r) {
 			return
@@ -36,6 +36,14 @@ func (d *Documents) V2Handler() http.Handler {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
+		answer(w, r, b)
+	})
+}
+
+// V2Handler serves GET /openapi/v2: JSON, or protobuf when the Accept
+// header asks for it.
+func (d *Documents) V2Handler() http.Handler {
+	return d.handler(func(w http.ResponseWriter, r *http.Request, b *built) {
 		w.Header().Add("Vary", "Accept")
 		offer := negotiate(r.Header.Get("Accept"), v2Offers)
 		if offer < 0 {
@@ -57,15 +65,7 @@ func (d *Documents) V2Handler() http.Handler {
 // A ?hash= that matches makes the answer cacheable for good; one that does
 // not redirects to the current document, as kube-apiserver does.
 func (d *Documents) V3Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !readOnly(w, r) {
-			return
-		}
-		b, err := d.build()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
+	return d.handler(func(w http.ResponseWriter, r *http.Request, b *built) {
 		key := strings.Trim(strings.TrimPrefix(r.URL.Path, "/openapi/v3"), "/")
 		if key == "" {
 			serve(w, r, mediaJSON, b.index.hash, b.modified, b.index.gz, b.index.plain)
