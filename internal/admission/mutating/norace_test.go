@@ -1,6 +1,0 @@
-//go:build !race
-
-package mutating
-
-// raceEnabled skips timing tests under the race detector.
-const raceEnabled = false

@@ -1,6 +1,0 @@
-//go:build race
-
-package policy
-
-// raceEnabled skips timing tests under the race detector.
-const raceEnabled = true
