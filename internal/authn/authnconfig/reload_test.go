@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,6 +68,45 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// notApplied records the hashes of the contents that the watcher logged
+// as not applied.
+type notApplied struct {
+	mu     sync.Mutex
+	hashes []string
+}
+
+func (n *notApplied) Enabled(context.Context, slog.Level) bool { return true }
+func (n *notApplied) WithAttrs([]slog.Attr) slog.Handler       { return n }
+func (n *notApplied) WithGroup(string) slog.Handler            { return n }
+
+func (n *notApplied) Handle(_ context.Context, r slog.Record) error {
+	if !strings.Contains(r.Message, "not applied") {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "hash" {
+			n.mu.Lock()
+			n.hashes = append(n.hashes, a.Value.String())
+			n.mu.Unlock()
+		}
+		return true
+	})
+	return nil
+}
+
+// count is how often content of hash was not applied.
+func (n *notApplied) count(hash string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c := 0
+	for _, h := range n.hashes {
+		if h == hash {
+			c++
+		}
+	}
+	return c
+}
+
 func TestReload(t *testing.T) {
 	k, err := oidctest.NewECKey("k1")
 	if err != nil {
@@ -97,9 +138,13 @@ func TestReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
+	rejected := &notApplied{}
+	var clock atomic.Int64 // the metrics' clock, in Unix seconds
+	clock.Store(1_000_000_000)
 	a, err := NewAuthenticator(cfg, Options{
 		APIServerID: testAPIServerID, Registerer: reg,
-		Logger:       slog.New(slog.DiscardHandler),
+		Logger:       slog.New(rejected),
+		Now:          func() time.Time { return time.Unix(clock.Load(), 0) },
 		JWT:          jwt.Options{RetryInterval: 20 * time.Millisecond, MinRefreshInterval: time.Millisecond},
 		PollInterval: 50 * time.Millisecond, UpdateTimeout: 300 * time.Millisecond, RetireAfter: time.Millisecond,
 	})
@@ -135,6 +180,7 @@ apiserver_authentication_config_controller_last_config_info{apiserver_id_hash="%
 
 	t.Run("a valid change replaces the configuration", func(t *testing.T) {
 		content := configFor(issB, "b:", "")
+		clock.Store(2_000_000_000)
 		writeFile(t, path, content)
 		eventually(t, "issuer B", func() bool { return userOf(a, issB) == "b:jane" })
 		if got := userOf(a, issA); got != "unrecognised" {
@@ -146,27 +192,37 @@ apiserver_authentication_config_controller_last_config_info{apiserver_id_hash="%
 		if err := testutil.GatherAndCompare(reg, strings.NewReader(info(configfile.Hash([]byte(content)))), "apiserver_authentication_config_controller_last_config_info"); err != nil {
 			t.Fatal(err)
 		}
-		if _, last := a.metrics.Reloads("success"); time.Since(last) > time.Minute {
-			t.Fatalf("last success timestamp %v", last)
+		if _, last := a.metrics.Reloads("success"); !last.Equal(time.Unix(2_000_000_000, 0)) {
+			t.Fatalf("last success timestamp %v, want the time of the reload", last)
 		}
 	})
 
 	t.Run("an invalid file keeps the last good configuration, once", func(t *testing.T) {
-		writeFile(t, path, "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt: [{}]\n")
+		invalid := "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt: [{}]\n"
+		writeFile(t, path, invalid)
 		eventually(t, "failure", func() bool { return reloads("failure") == 1 })
 		if got := userOf(a, issB); got != "b:jane" {
 			t.Fatalf("B after invalid file: %s", got)
 		}
-		// Unchanged content is not retried, however often it is seen.
-		time.Sleep(200 * time.Millisecond)
-		if reloads("failure") != 1 {
-			t.Fatalf("failure=%v", reloads("failure"))
+		// Unchanged content is not retried, however often it is seen: the
+		// same content again, then other content; once the watcher has
+		// judged the other, it has seen the same content again (and
+		// polled it), and judged it only once.
+		writeFile(t, path, invalid)
+		other := invalid + "# edited\n"
+		writeFile(t, path, other)
+		eventually(t, "the edited file judged", func() bool { return rejected.count(configfile.Hash([]byte(other))) == 1 })
+		if n := rejected.count(configfile.Hash([]byte(invalid))); n != 1 {
+			t.Fatalf("unchanged invalid content judged %d times, want once", n)
+		}
+		if reloads("failure") != 2 {
+			t.Fatalf("failure=%v, want 2", reloads("failure"))
 		}
 	})
 
 	t.Run("the anonymous field cannot change", func(t *testing.T) {
 		writeFile(t, path, configFor(issB, "b:", "anonymous: {enabled: true}\n"))
-		eventually(t, "failure", func() bool { return reloads("failure") == 2 })
+		eventually(t, "failure", func() bool { return reloads("failure") == 3 })
 		if got := userOf(a, issB); got != "b:jane" {
 			t.Fatalf("B: %s", got)
 		}
@@ -175,7 +231,7 @@ apiserver_authentication_config_controller_last_config_info{apiserver_id_hash="%
 	t.Run("an unreachable issuer is retried until it answers", func(t *testing.T) {
 		issC.Fail(oidctest.DiscoveryPath, http.StatusBadGateway)
 		writeFile(t, path, configFor(issC, "c:", ""))
-		eventually(t, "failure", func() bool { return reloads("failure") >= 3 })
+		eventually(t, "failure", func() bool { return reloads("failure") >= 4 })
 		if got := userOf(a, issB); got != "b:jane" {
 			t.Fatalf("B while C is down: %s", got)
 		}
