@@ -61,6 +61,7 @@ type Plugin struct {
 	delay   time.Duration
 	fail    map[string]bool
 	calls   map[string]int
+	holds   map[string]chan struct{}
 	// lastGood is the last control file that parsed, used while the file
 	// does not.
 	lastGood *Control
@@ -79,6 +80,7 @@ func New(opts Options) *Plugin {
 		version:     "v2",
 		fail:        map[string]bool{},
 		calls:       map[string]int{},
+		holds:       map[string]chan struct{}{},
 	}
 	if len(p.secret) == 0 {
 		p.secret = defaultSecret
@@ -109,6 +111,26 @@ func (p *Plugin) SetDelay(d time.Duration) { p.set(func() { p.delay = d }) }
 // fail with codes.Internal, or stop failing.
 func (p *Plugin) SetFail(method string, fail bool) { p.set(func() { p.fail[method] = fail }) }
 
+// Hold makes the calls of method that begin from now on wait, after any
+// delay, until release is called or their caller gives up: a test holds a
+// call in flight for as long as it needs. release may be called more than
+// once.
+func (p *Plugin) Hold(method string) (release func()) {
+	ch := make(chan struct{})
+	p.set(func() { p.holds[method] = ch })
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.set(func() {
+				if p.holds[method] == ch {
+					delete(p.holds, method)
+				}
+			})
+			close(ch)
+		})
+	}
+}
+
 // Calls is how many times method was called, failed calls included.
 func (p *Plugin) Calls(method string) int {
 	p.mu.Lock()
@@ -134,6 +156,7 @@ type settings struct {
 	keyID, healthz, version string
 	delay                   time.Duration
 	fail                    bool
+	hold                    <-chan struct{}
 }
 
 // begin counts a call of method and returns the settings it runs with.
@@ -143,6 +166,7 @@ func (p *Plugin) begin(method string) settings {
 	p.calls[method]++
 	s := p.settingsLocked()
 	s.fail = p.fail[method]
+	s.hold = p.holds[method]
 	if c := p.lastGood; c != nil {
 		switch method {
 		case MethodStatus:
@@ -205,6 +229,13 @@ func (p *Plugin) run(ctx context.Context, method string) (settings, error) {
 	s := p.begin(method)
 	if err := wait(ctx, s.delay); err != nil {
 		return s, err
+	}
+	if s.hold != nil {
+		select {
+		case <-s.hold:
+		case <-ctx.Done():
+			return s, status.FromContextError(ctx.Err()).Err()
+		}
 	}
 	if s.fail {
 		return s, status.Errorf(codes.Internal, "kmstest: %s fails by request", method)

@@ -121,6 +121,54 @@ func TestPluginControls(t *testing.T) {
 	}
 }
 
+// TestPluginHold: a held call answers once released, or when its caller
+// gives up; calls after the release are not held.
+func TestPluginHold(t *testing.T) {
+	p := New(Options{})
+	sock := SocketPath(t)
+	Start(t, p, sock)
+	c := dial(t, sock)
+	ctx := ctxT(t)
+
+	release := p.Hold(MethodStatus)
+	t.Cleanup(release)
+	// held calls Status in the background; the result comes once the
+	// plugin has counted the call n.
+	held := func(ctx context.Context, n int) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Status(ctx, &kmsapi.StatusRequest{})
+			done <- err
+		}()
+		for p.Calls(MethodStatus) < n {
+			select {
+			case err := <-done:
+				t.Fatalf("held Status answered: %v", err)
+			case <-time.After(time.Millisecond):
+			}
+		}
+		return done
+	}
+	gaveUp, cancel := context.WithCancel(ctx)
+	done := held(gaveUp, 1)
+	cancel()
+	if err := <-done; status.Code(err) != codes.Canceled {
+		t.Errorf("held Status of a caller that gave up: %v", err)
+	}
+	done = held(ctx, 2)
+	release()
+	if err := <-done; err != nil {
+		t.Errorf("held Status after the release: %v", err)
+	}
+	release()
+	if _, err := c.Status(ctx, &kmsapi.StatusRequest{}); err != nil {
+		t.Errorf("Status after the release: %v", err)
+	}
+	if _, err := c.Encrypt(ctx, &kmsapi.EncryptRequest{Plaintext: []byte("x"), Uid: "u"}); err != nil {
+		t.Errorf("Encrypt is not held: %v", err)
+	}
+}
+
 func TestControlFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "control.json")
