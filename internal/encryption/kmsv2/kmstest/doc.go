@@ -10,7 +10,8 @@
 // decrypt.
 //
 // Tests steer it with SetKeyID, SetHealthz, SetVersion, SetDelay and
-// SetFail, and count its calls with Calls. A process running it (the
+// SetFail, hold calls in flight until they release them with Hold, and
+// count its calls with Calls. A process running it (the
 // binary test/kmsplugin) is steered through a JSON control file, re-read
 // on every call, whose fields override the setters:
 //
