@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/storage"
@@ -84,10 +84,8 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 	}
 	obj = attrs.Object
 	m, _ = meta.Accessor(obj)
-	if h.cfg.ValidateCreate != nil {
-		if errs := h.cfg.ValidateCreate(obj); len(errs) > 0 {
-			return nil, apierrors.NewInvalid(res.GVK().GroupKind(), m.GetName(), errs)
-		}
+	if errs := h.cfg.ValidateCreate(obj); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), m.GetName(), errs)
 	}
 	if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
 		return nil, err
@@ -96,7 +94,7 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		return obj, nil
 	}
 	for attempt := 0; ; attempt++ {
-		data, err := h.encodeStored(res, obj)
+		data, err := h.o.Encode(res, obj)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -106,7 +104,7 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 			continue
 		}
 		if err != nil {
-			return nil, storageError(err, res.GroupResource(), m.GetName())
+			return nil, objects.StorageError(err, res.GroupResource(), m.GetName())
 		}
 		setRV(obj, kv.ModRevision)
 		return obj, nil
@@ -127,15 +125,6 @@ func generateName(base string) string {
 		b[i] = alphabet[rand.IntN(len(alphabet))]
 	}
 	return base + string(b)
-}
-
-// GetNamespace reads a namespace from the store.
-func (h *Handler) GetNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
-	obj, _, err := h.getObject(ctx, h.namespaces(), "", name)
-	if err != nil {
-		return nil, err
-	}
-	return obj.(*corev1.Namespace), nil
 }
 
 // attributes builds the admission attributes of a write.

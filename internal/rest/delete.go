@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/storage"
 )
@@ -108,9 +109,9 @@ func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, 
 	for attempt := 0; ; attempt++ {
 		kv, err := h.store.Get(ctx, key)
 		if err != nil {
-			return nil, false, storageError(err, res.GroupResource(), name)
+			return nil, false, objects.StorageError(err, res.GroupResource(), name)
 		}
-		cur, err := h.decodeStored(res, kv)
+		cur, err := h.o.Decode(res, kv)
 		if err != nil {
 			return nil, false, apierrors.NewInternalError(err)
 		}
@@ -155,7 +156,7 @@ func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, 
 			if dryRun {
 				return cur, false, nil
 			}
-			data, err := h.encodeStored(res, cur)
+			data, err := h.o.Encode(res, cur)
 			if err != nil {
 				return nil, false, apierrors.NewInternalError(err)
 			}
@@ -164,7 +165,7 @@ func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, 
 				continue
 			}
 			if err != nil {
-				return nil, false, storageError(err, res.GroupResource(), name)
+				return nil, false, objects.StorageError(err, res.GroupResource(), name)
 			}
 			setRV(cur, nkv.ModRevision)
 			return cur, false, nil
@@ -177,7 +178,7 @@ func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, 
 			continue
 		}
 		if err != nil {
-			return nil, false, storageError(err, res.GroupResource(), name)
+			return nil, false, objects.StorageError(err, res.GroupResource(), name)
 		}
 		setRV(cur, rev)
 		return cur, true, nil

@@ -5,7 +5,7 @@ import (
 )
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request, t target) {
-	obj, _, err := h.getObject(r.Context(), t.res, t.ns, t.name)
+	obj, _, err := h.o.Read(r.Context(), t.res, t.ns, t.name)
 	if err != nil {
 		h.rs.Error(w, r, err)
 		return

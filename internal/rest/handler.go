@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/client-go/applyconfigurations"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/storage"
@@ -22,12 +24,13 @@ import (
 
 // Config is what the REST handlers need.
 type Config struct {
-	Registry  *registry.Registry
-	Scheme    *runtime.Scheme
-	Store     storage.Store
+	// Objects is the object layer: registry, scheme, store and codec.
+	Objects *objects.Objects
+	// Admission runs on every write; required (a server without
+	// admission plugins has an empty chain).
 	Admission *admission.Chain
 	// ValidateCreate and ValidateUpdate implement object validation;
-	// nil accepts everything.
+	// required, since a write nothing validates must not pass silently.
 	ValidateCreate func(obj runtime.Object) field.ErrorList
 	ValidateUpdate func(obj, old runtime.Object) field.ErrorList
 	// Default sets a type's defaults in place; nil sets none.
@@ -55,6 +58,7 @@ type Config struct {
 // Handler serves the resource endpoints under /api and /apis.
 type Handler struct {
 	cfg      Config
+	o        *objects.Objects
 	reg      *registry.Registry
 	store    storage.Store
 	c        *codecs
@@ -69,6 +73,14 @@ type managerKey struct {
 
 // New builds the handlers and the field managers of every resource.
 func New(cfg Config) (*Handler, error) {
+	switch {
+	case cfg.Objects == nil:
+		return nil, errors.New("rest: no object layer")
+	case cfg.Admission == nil:
+		return nil, errors.New("rest: no admission chain")
+	case cfg.ValidateCreate == nil || cfg.ValidateUpdate == nil:
+		return nil, errors.New("rest: no object validation")
+	}
 	if cfg.MaxRequestBytes == 0 {
 		cfg.MaxRequestBytes = 3 * 1024 * 1024
 	}
@@ -77,14 +89,16 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{
 		cfg:      cfg,
-		reg:      cfg.Registry,
-		store:    cfg.Store,
-		c:        newCodecs(cfg.Scheme),
+		o:        cfg.Objects,
+		reg:      cfg.Objects.Registry(),
+		store:    cfg.Objects.Store(),
+		c:        newCodecs(cfg.Objects.Scheme()),
 		managers: map[managerKey]*managedfields.FieldManager{},
 	}
 	h.rs = &Responder{c: h.c}
-	tc := applyconfigurations.NewTypeConverter(cfg.Scheme)
-	for _, res := range cfg.Registry.All() {
+	scheme := cfg.Objects.Scheme()
+	tc := applyconfigurations.NewTypeConverter(scheme)
+	for _, res := range h.reg.All() {
 		if res.Virtual {
 			if cfg.Virtual[res.GVR] == nil {
 				return nil, fmt.Errorf("rest: virtual resource %s has no handler", res.GVR)
@@ -96,7 +110,7 @@ func New(cfg Config) (*Handler, error) {
 			subs = append(subs, "status")
 		}
 		for _, sub := range subs {
-			fm, err := managedfields.NewDefaultFieldManager(tc, cfg.Scheme, defaulter{cfg.Default}, cfg.Scheme,
+			fm, err := managedfields.NewDefaultFieldManager(tc, scheme, defaulter{cfg.Default}, scheme,
 				res.GVK(), res.GVR.GroupVersion(), sub, resetFields(res, sub))
 			if err != nil {
 				return nil, err

@@ -13,6 +13,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/portcullis/portcullis/internal/controllers/namespace"
 )
 
 func TestListPaginationAndSelectors(t *testing.T) {
@@ -102,7 +104,7 @@ func TestFinalizersAndNamespaceDeletion(t *testing.T) {
 	ts := newTestServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); ts.h.RunNamespaceController(ctx, discardLogger()) }()
+	go func() { defer close(done); namespace.New(ts.h.o, ts.h, discardLogger()).Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	ts.do("POST", "/api/v1/namespaces", mediaJSON, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"doomed"}}`)

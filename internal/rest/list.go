@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/storage"
 )
@@ -209,7 +210,7 @@ func (h *Handler) listObjects(ctx context.Context, res *registry.Resource, ns st
 		}
 		listRev, readRev = out.Revision, out.Revision
 		for i, kv := range out.KVs {
-			obj, err := h.decodeStored(res, kv)
+			obj, err := h.o.Decode(res, kv)
 			if err != nil {
 				return nil, apierrors.NewInternalError(err)
 			}
@@ -254,5 +255,5 @@ func listStorageError(err error, gr schema.GroupResource, rev int64) error {
 	if errors.Is(err, storage.ErrFutureRevision) {
 		return tooLargeRV(rev)
 	}
-	return storageError(err, gr, "")
+	return objects.StorageError(err, gr, "")
 }

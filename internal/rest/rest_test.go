@@ -18,7 +18,9 @@ import (
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/lifecycle"
+	"github.com/portcullis/portcullis/internal/controllers/namespace"
 	"github.com/portcullis/portcullis/internal/defaults"
+	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/storage/bbolt"
@@ -52,21 +54,21 @@ func newTestServer(t testing.TB) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chain := &admission.Chain{}
+	objs := objects.New(reg, scheme, store)
+	chain := &admission.Chain{Mutators: []admission.Mutator{lifecycle.New(objs.GetNamespace)}}
 	virtual := map[schema.GroupVersionResource]VirtualFunc{}
 	for _, res := range reg.All() {
 		if res.Virtual {
 			virtual[res.GVR] = echo
 		}
 	}
-	h, err := New(Config{Registry: reg, Scheme: scheme, Store: store, Admission: chain,
+	h, err := New(Config{Objects: objs, Admission: chain,
 		Default: defaults.Apply, ValidateCreate: validation.Create, ValidateUpdate: validation.Update,
 		Virtual: virtual})
 	if err != nil {
 		t.Fatal(err)
 	}
-	chain.Mutators = append(chain.Mutators, lifecycle.New(h.GetNamespace))
-	if err := h.Bootstrap(context.Background()); err != nil {
+	if err := namespace.New(objs, h, discardLogger()).EnsureSystem(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	s := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/portcullis/portcullis/internal/objects"
 )
 
 // waitForRevision waits up to three seconds, as kube-apiserver's watch
@@ -16,7 +18,7 @@ func (h *Handler) waitForRevision(ctx context.Context, rev int64) error {
 	for {
 		cur, _, err := h.store.Revision(ctx)
 		if err != nil {
-			return storageError(err, metav1.SchemeGroupVersion.WithResource("").GroupResource(), "")
+			return objects.StorageError(err, metav1.SchemeGroupVersion.WithResource("").GroupResource(), "")
 		}
 		if cur >= rev {
 			return nil

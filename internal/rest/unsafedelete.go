@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
+	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/storage"
 )
@@ -36,20 +37,20 @@ func (h *Handler) unsafeDelete(w http.ResponseWriter, r *http.Request, t target,
 	var corrupt *storage.CorruptError
 	switch {
 	case err == nil:
-		if _, derr := h.decodeStored(t.res, kv); derr == nil {
+		if _, derr := h.o.Decode(t.res, kv); derr == nil {
 			h.rs.Error(w, r, apierrors.NewConflict(gr, t.name, errors.New("unsafe deletion is not allowed because the object is decodable from storage")))
 			return
 		}
 	case errors.As(err, &corrupt):
 	default:
-		h.rs.Error(w, r, storageError(err, gr, t.name))
+		h.rs.Error(w, r, objects.StorageError(err, gr, t.name))
 		return
 	}
 	if len(opts.DryRun) == 0 {
 		// The previous value does not read, which is the point: the
 		// error saying so is expected.
 		if _, _, err := h.store.Delete(ctx, key, kv.ModRevision); err != nil && !errors.As(err, &corrupt) {
-			h.rs.Error(w, r, storageError(err, gr, t.name))
+			h.rs.Error(w, r, objects.StorageError(err, gr, t.name))
 			return
 		}
 	}

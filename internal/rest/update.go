@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/storage"
 )
 
@@ -74,9 +75,9 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 			return out, err == nil, err
 		}
 		if err != nil {
-			return nil, false, storageError(err, res.GroupResource(), t.name)
+			return nil, false, objects.StorageError(err, res.GroupResource(), t.name)
 		}
-		cur, err := h.decodeStored(res, kv)
+		cur, err := h.o.Decode(res, kv)
 		if err != nil {
 			return nil, false, apierrors.NewInternalError(err)
 		}
@@ -93,7 +94,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		}
 		explicitRV := m.GetResourceVersion() != ""
 		if explicitRV && m.GetResourceVersion() != strconv.FormatInt(kv.ModRevision, 10) {
-			return nil, false, apierrors.NewConflict(res.GroupResource(), t.name, errors.New(optimisticLockMsg))
+			return nil, false, apierrors.NewConflict(res.GroupResource(), t.name, errors.New(objects.OptimisticLockMessage))
 		}
 		if !explicitRV {
 			// An unconditional write applies to what is stored now.
@@ -135,12 +136,12 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 				continue
 			}
 			if err != nil {
-				return nil, false, storageError(err, res.GroupResource(), t.name)
+				return nil, false, objects.StorageError(err, res.GroupResource(), t.name)
 			}
 			setRV(obj, rev)
 			return obj, false, nil
 		}
-		data, err := h.encodeStored(res, obj)
+		data, err := h.o.Encode(res, obj)
 		if err != nil {
 			return nil, false, apierrors.NewInternalError(err)
 		}
@@ -160,7 +161,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 			continue
 		}
 		if err != nil {
-			return nil, false, storageError(err, res.GroupResource(), t.name)
+			return nil, false, objects.StorageError(err, res.GroupResource(), t.name)
 		}
 		setRV(obj, nkv.ModRevision)
 		return obj, false, nil
@@ -175,8 +176,5 @@ func managerSub(sub string) string {
 }
 
 func (h *Handler) validateUpdate(obj, old runtime.Object) field.ErrorList {
-	if h.cfg.ValidateUpdate == nil {
-		return nil
-	}
 	return h.cfg.ValidateUpdate(obj, old)
 }

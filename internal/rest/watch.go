@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/storage"
 )
@@ -148,7 +149,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, t target) {
 		}
 		out, err := h.store.List(ctx, prefix, storage.ListOptions{})
 		if err != nil {
-			h.rs.Error(w, r, storageError(err, t.res.GroupResource(), ""))
+			h.rs.Error(w, r, objects.StorageError(err, t.res.GroupResource(), ""))
 			return
 		}
 		initial, startRev = out.KVs, out.Revision
@@ -156,7 +157,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, t target) {
 	events, err := h.store.Watch(ctx, prefix, startRev)
 	compacted := errors.Is(err, storage.ErrCompacted)
 	if err != nil && !compacted {
-		h.rs.Error(w, r, storageError(err, t.res.GroupResource(), ""))
+		h.rs.Error(w, r, objects.StorageError(err, t.res.GroupResource(), ""))
 		return
 	}
 
@@ -174,7 +175,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	for _, kv := range initial {
-		obj, err := h.decodeStored(t.res, kv)
+		obj, err := h.o.Decode(t.res, kv)
 		if err != nil {
 			return
 		}
@@ -248,12 +249,12 @@ func (h *Handler) translate(res *registry.Resource, sel selection, ev storage.Ev
 	var cur, prev runtime.Object
 	var err error
 	if ev.Type != storage.EventDelete {
-		if cur, err = h.decodeStored(res, ev.KV); err != nil {
+		if cur, err = h.o.Decode(res, ev.KV); err != nil {
 			return "", nil, err
 		}
 	}
 	if ev.PrevKV != nil && (ev.Type == storage.EventDelete || !sel.everything()) {
-		if prev, err = h.decodeStored(res, *ev.PrevKV); err != nil {
+		if prev, err = h.o.Decode(res, *ev.PrevKV); err != nil {
 			return "", nil, err
 		}
 	}

@@ -81,7 +81,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 	app, err := newAPI(apiDeps{
 		store:  store,
-		authn:  authn.NewX509(roots),
+		x509:   authn.NewX509(roots),
 		log:    log,
 		config: cfg,
 		saKeys: func() (*serviceaccount.Keys, error) {
@@ -104,21 +104,13 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	bgCtx = request.WithState(bgCtx, request.StateFrom(ctx))
 	// Informers and controllers start first: admission plugins wait for
 	// their policies before admitting even the bootstrap writes.
-	for _, run := range append(app.background, func(ctx context.Context) { app.rest.RunNamespaceController(ctx, log) }) {
-		bg.Add(1)
-		go func() {
-			defer bg.Done()
-			run(bgCtx)
-		}()
+	for _, run := range app.background {
+		bg.Go(func() { run(bgCtx) })
 	}
-	if err := app.rest.Bootstrap(ctx); err != nil {
-		ln.Close()
-		return err
-	}
-	if app.authorization.rbac != nil {
-		if err := reconcileRBAC(ctx, app.rest, log); err != nil {
+	for _, start := range app.start {
+		if err := start(ctx); err != nil {
 			ln.Close()
-			return fmt.Errorf("bootstrap RBAC policy: %w", err)
+			return err
 		}
 	}
 
@@ -137,19 +129,17 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(tls.NewListener(ln, tlsCfg)) }()
-	app.setReady(true)
+	app.ready.Store(true)
 	// Render the OpenAPI documents off the start-up path: the first
 	// kubectl apply or explain then finds them ready.
-	bg.Add(1)
-	go func() {
-		defer bg.Done()
+	bg.Go(func() {
 		if err := app.openapi.Warm(); err != nil {
 			log.Error("building OpenAPI documents", "err", err)
 		}
 		// Building them leaves tens of megabytes of garbage; hand it back
 		// now rather than whenever the scavenger gets to it.
 		debug.FreeOSMemory()
-	}()
+	})
 	kubeconfig, _ := filepath.Abs(cfg.kubeconfigPath())
 	log.Info("portcullis is ready", "address", url, "kubeconfig", kubeconfig, "startup", time.Since(start).Round(time.Millisecond).String())
 

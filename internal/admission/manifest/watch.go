@@ -37,7 +37,7 @@ type Watcher struct {
 	dir      string
 	plugin   Kind
 	validate ValidateFunc
-	onChange func(prev, next *Set)
+	onChange func(prev, next *Set) error
 	log      *slog.Logger
 	metrics  *configfile.Metrics
 	serverID string
@@ -50,9 +50,11 @@ type Watcher struct {
 
 // NewWatcher loads dir once; an error here must stop start-up. onChange is
 // called with (nil, initial) before NewWatcher returns and with (prev, next)
-// after every successful reload, never concurrently; it may be nil. reg may
-// be nil (no metrics), log may be nil (discarded).
-func NewWatcher(dir string, plugin Kind, validate ValidateFunc, onChange func(prev, next *Set), reg prometheus.Registerer, log *slog.Logger, opts ...Option) (*Watcher, error) {
+// for every reload, never concurrently; it may be nil. It puts the new Set
+// to use (builds the engine that enforces it): when it fails, the reload
+// has failed and the previous Set stays in force. reg may be nil (no
+// metrics), log may be nil (discarded).
+func NewWatcher(dir string, plugin Kind, validate ValidateFunc, onChange func(prev, next *Set) error, reg prometheus.Registerer, log *slog.Logger, opts ...Option) (*Watcher, error) {
 	w := &Watcher{dir: dir, plugin: plugin, validate: validate, onChange: onChange, log: log, interval: DefaultPollInterval}
 	for _, o := range opts {
 		o(w)
@@ -82,14 +84,16 @@ func NewWatcher(dir string, plugin Kind, validate ValidateFunc, onChange func(pr
 	if err != nil {
 		return nil, err
 	}
+	if w.onChange != nil {
+		if err := w.onChange(nil, set); err != nil {
+			return nil, err
+		}
+	}
 	w.tried = set.Hash
 	w.current.Store(set)
 	// The reference counts the initial load as a successful reload.
 	w.metrics.Success(set.Hash)
 	w.log.Info("loaded static admission manifests", "objects", len(set.Objects), "hash", set.Hash)
-	if w.onChange != nil {
-		w.onChange(nil, set)
-	}
 	return w, nil
 }
 
@@ -170,11 +174,15 @@ func (w *Watcher) Check() bool {
 	// Load read the files again; remember what it actually used, which
 	// may be newer than hash if a writer raced us.
 	w.tried = set.Hash
-	prev := w.current.Swap(set)
+	if w.onChange != nil {
+		if err := w.onChange(w.current.Load(), set); err != nil {
+			w.metrics.Failure()
+			w.log.Error("static admission manifests not reloaded; the previous configuration stays in force", "err", err)
+			return false
+		}
+	}
+	w.current.Store(set)
 	w.metrics.Success(set.Hash)
 	w.log.Info("reloaded static admission manifests", "objects", len(set.Objects), "hash", set.Hash)
-	if w.onChange != nil {
-		w.onChange(prev, set)
-	}
 	return true
 }

@@ -32,12 +32,17 @@ func writeAtomic(t *testing.T, dir, name, content string) {
 type recorder struct {
 	mu    sync.Mutex
 	calls [][2]*Set
+	// fail makes the next onChange fail, as an engine that cannot be built.
+	fail error
 }
 
-func (r *recorder) onChange(prev, next *Set) {
+func (r *recorder) onChange(prev, next *Set) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, [2]*Set{prev, next})
+	err := r.fail
+	r.fail = nil
+	return err
 }
 
 func (r *recorder) n() int {
@@ -102,6 +107,29 @@ func TestWatcherCheck(t *testing.T) {
 			t.Fatal("the same broken content was retried")
 		}
 	})
+	t.Run("an engine that cannot be built keeps the last good set", func(t *testing.T) {
+		rec.mu.Lock()
+		rec.fail = errors.New("cannot build")
+		rec.mu.Unlock()
+		writeAtomic(t, dir, "b.yaml", sprintf(vap, "r.static.k8s.io"))
+		if w.Check() || w.Current() != first || rec.n() != 2 {
+			t.Fatalf("failed onChange applied the set (calls %d)", rec.n())
+		}
+		if got := reloads(t, reg, "failure"); got != 2 {
+			t.Fatalf("failed build counted %v failures, want 2", got)
+		}
+		if reloads(t, reg, "success") != 1 {
+			t.Fatal("failed build counted as a success")
+		}
+		want := `
+# HELP apiserver_manifest_admission_config_controller_last_config_info Information about the last applied admission manifest configuration with hash as label, split by plugin and apiserver identity.
+# TYPE apiserver_manifest_admission_config_controller_last_config_info gauge
+apiserver_manifest_admission_config_controller_last_config_info{apiserver_id_hash="` + configfile.Hash([]byte("server-1")) + `",hash="` + first.Hash + `",plugin="ValidatingAdmissionPolicy"} 1
+`
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(want), metricPrefix+"last_config_info"); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("valid change swaps and calls onChange", func(t *testing.T) {
 		writeAtomic(t, dir, "b.yaml", sprintf(vap, "q.static.k8s.io"))
 		if !w.Check() {
@@ -111,7 +139,7 @@ func TestWatcherCheck(t *testing.T) {
 		if len(next.Objects) != 2 || next.Hash == first.Hash {
 			t.Fatalf("new set %v", keys(next))
 		}
-		if rec.n() != 2 || rec.calls[1][0] != first || rec.calls[1][1] != next {
+		if rec.n() != 3 || rec.calls[2][0] != first || rec.calls[2][1] != next {
 			t.Fatal("onChange not called with (prev, next)")
 		}
 		want := `
@@ -148,7 +176,7 @@ func TestWatchersShareRegistry(t *testing.T) {
 func TestWatcherRunPicksUpRename(t *testing.T) {
 	dir := writeDir(t, map[string]string{"a.yaml": sprintf(vap, "p.static.k8s.io")})
 	changed := make(chan *Set, 4)
-	w, err := NewWatcher(dir, ValidatingAdmissionPolicy, nil, func(_, next *Set) { changed <- next }, nil, nil, WithPollInterval(time.Hour))
+	w, err := NewWatcher(dir, ValidatingAdmissionPolicy, nil, func(_, next *Set) error { changed <- next; return nil }, nil, nil, WithPollInterval(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +206,7 @@ func TestWatcherRunPicksUpRename(t *testing.T) {
 func TestWatcherRunPolls(t *testing.T) {
 	dir := writeDir(t, nil)
 	changed := make(chan *Set, 4)
-	w, err := NewWatcher(dir, MutatingAdmissionWebhook, nil, func(_, next *Set) { changed <- next }, nil, nil, WithPollInterval(20*time.Millisecond))
+	w, err := NewWatcher(dir, MutatingAdmissionWebhook, nil, func(_, next *Set) error { changed <- next; return nil }, nil, nil, WithPollInterval(20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

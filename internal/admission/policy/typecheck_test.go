@@ -1,16 +1,12 @@
 package policy
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -124,65 +120,4 @@ func TestTypeCheck(t *testing.T) {
 func matchAll() *admissionregistrationv1.MatchResources {
 	return &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 		Operations: []admissionregistrationv1.OperationType{"*"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}}}}}
-}
-
-type statusWrite struct {
-	name       string
-	generation int64
-	warnings   int
-}
-
-func TestStatusController(t *testing.T) {
-	var mu sync.Mutex
-	var writes []statusWrite
-	failures := 1
-	done := make(chan struct{}, 10)
-	write := func(_ context.Context, name string, gen int64, tc *admissionregistrationv1.TypeChecking) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if name == "flaky" && failures > 0 {
-			failures--
-			done <- struct{}{}
-			return errors.New("conflict")
-		}
-		if name == "gone" {
-			done <- struct{}{}
-			return apierrors.NewNotFound(schema.GroupResource{Resource: "validatingadmissionpolicies"}, name)
-		}
-		writes = append(writes, statusWrite{name, gen, len(tc.ExpressionWarnings)})
-		done <- struct{}{}
-		return nil
-	}
-	c := NewStatusController(testTypeChecker(), write, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { c.Run(ctx); close(stopped) }()
-	defer func() { cancel(); <-stopped }()
-
-	current := vap("current", validate("true"))
-	current.Generation, current.Status.ObservedGeneration = 3, 3
-	c.Upsert(current)
-	behind := vap("behind", validate("object.spec.xprop == 'a'"))
-	behind.Generation = 2
-	c.Upsert(behind)
-	c.Upsert(vap("flaky", validate("true")))
-	c.Upsert(vap("gone", validate("true")))
-	for range 4 {
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatal("status not written")
-		}
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	want := map[string]statusWrite{"behind": {"behind", 2, 1}, "flaky": {"flaky", 1, 0}}
-	if len(writes) != len(want) {
-		t.Fatalf("writes %+v", writes)
-	}
-	for _, w := range writes {
-		if want[w.name] != w {
-			t.Fatalf("write %+v, want %+v", w, want[w.name])
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package server
+package plugins
 
 import (
 	"context"
@@ -41,7 +41,7 @@ spec: {policyName: p%04d.static.k8s.io, validationActions: [Deny]}
 		}
 	}
 	for b.Loop() {
-		if _, err := manifest.Load(dir, manifest.ValidatingAdmissionPolicy, validateManifest); err != nil {
+		if _, err := manifest.Load(dir, manifest.ValidatingAdmissionPolicy, ValidateManifest); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -92,7 +92,7 @@ spec: {policyName: only.static.k8s.io, validationActions: [Deny]}
 			var lat []time.Duration
 			for b.Loop() {
 				start := time.Now()
-				p, _ := st.get()
+				p := st.get()
 				_ = p.Validate(context.Background(), a)
 				lat = append(lat, time.Since(start))
 			}

@@ -1,4 +1,4 @@
-package server
+package plugins
 
 import (
 	"context"
@@ -9,18 +9,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/params"
-	"github.com/portcullis/portcullis/internal/rest"
+	"github.com/portcullis/portcullis/internal/objects"
 )
 
-// paramSource reads admission policy params through the REST handler.
-type paramSource struct {
-	rest **rest.Handler
-}
+// paramSource reads admission policy params from the store.
+type paramSource struct{ objs *objects.Objects }
 
 var _ params.Source = paramSource{}
 
 func (p paramSource) resource(kind schema.GroupVersionKind) (schema.GroupVersionResource, bool, error) {
-	res, ok := (*p.rest).ForKind(kind)
+	res, ok := p.objs.ForKind(kind)
 	if !ok {
 		return schema.GroupVersionResource{}, false, fmt.Errorf("%w: %s", params.ErrUnknownKind, kind)
 	}
@@ -39,7 +37,7 @@ func (p paramSource) Get(ctx context.Context, kind schema.GroupVersionKind, ns, 
 	if err != nil {
 		return nil, err
 	}
-	return (*p.rest).Get(ctx, gvr, ns, name)
+	return p.objs.Get(ctx, gvr, ns, name)
 }
 
 // List implements params.Source.
@@ -48,5 +46,5 @@ func (p paramSource) List(ctx context.Context, kind schema.GroupVersionKind, ns 
 	if err != nil {
 		return nil, err
 	}
-	return (*p.rest).List(ctx, gvr, ns, selector)
+	return p.objs.List(ctx, gvr, ns, selector)
 }

@@ -1,0 +1,223 @@
+package plugins
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/admission/lifecycle"
+	"github.com/portcullis/portcullis/internal/admission/manifest"
+	"github.com/portcullis/portcullis/internal/admission/mutating"
+	"github.com/portcullis/portcullis/internal/admission/noderestriction"
+	"github.com/portcullis/portcullis/internal/admission/policy"
+	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+	"github.com/portcullis/portcullis/internal/admission/webhook"
+	"github.com/portcullis/portcullis/internal/authz"
+	"github.com/portcullis/portcullis/internal/objects"
+)
+
+// Deps is what the plugins read.
+type Deps struct {
+	Objects    *objects.Objects
+	Authorizer authz.Authorizer
+	Metrics    prometheus.Registerer
+	Log        *slog.Logger
+	// ServerID labels the reload metrics (hashed there).
+	ServerID string
+	// ManifestsGate is the ManifestBasedAdmissionControlConfig feature gate.
+	ManifestsGate bool
+	// AudienceRestriction is the ServiceAccountNodeAudienceRestriction gate.
+	AudienceRestriction bool
+	// Storage are the checks kube-apiserver makes in the storage of
+	// particular resources (RBAC escalation), run after every plugin.
+	Storage []admission.Validator
+}
+
+// Set is the assembled chain and what keeps it current.
+type Set struct {
+	Chain *admission.Chain
+	// Enabled names the enabled plugins in order.
+	Enabled []string
+	runs    []func(ctx context.Context)
+}
+
+// New builds the chain the options choose. The policy and webhook
+// plugins admit no request before Run has delivered their first lists.
+func New(d Deps, opts admission.Options) (*Set, error) {
+	s := &Set{}
+	chain, enabled, err := admission.Build(s.plugins(d), opts)
+	if err != nil {
+		return nil, err
+	}
+	chain.Validators = append(chain.Validators, staticSuffixCheck(d.ManifestsGate))
+	chain.Validators = append(chain.Validators, d.Storage...)
+	s.Chain, s.Enabled = chain, enabled
+	return s, nil
+}
+
+// Run follows the API-created configurations and the static manifest
+// directories until ctx is done.
+func (s *Set) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, run := range s.runs {
+		wg.Go(func() { run(ctx) })
+	}
+	wg.Wait()
+}
+
+var (
+	vapResource  = admissionregistrationv1.SchemeGroupVersion.WithResource("validatingadmissionpolicies")
+	vapbResource = admissionregistrationv1.SchemeGroupVersion.WithResource("validatingadmissionpolicybindings")
+	mapResource  = admissionregistrationv1.SchemeGroupVersion.WithResource("mutatingadmissionpolicies")
+	mapbResource = admissionregistrationv1.SchemeGroupVersion.WithResource("mutatingadmissionpolicybindings")
+	vwcResource  = admissionregistrationv1.SchemeGroupVersion.WithResource("validatingwebhookconfigurations")
+	mwcResource  = admissionregistrationv1.SchemeGroupVersion.WithResource("mutatingwebhookconfigurations")
+)
+
+func (d Deps) webhookOptions(c pluginConfig, static bool) webhook.Options {
+	return webhook.Options{Namespaces: matching.NamespaceGetter(d.Objects.GetNamespace), Authorizer: d.Authorizer,
+		Services: serviceResolver{d.Objects}, KubeconfigFile: c.KubeConfigFile, Metrics: d.Metrics,
+		Scheme: d.Objects.Scheme(), Log: d.Log, Static: static}
+}
+
+// plugins are the plugins portcullis has, in kube-apiserver's order. The
+// policy and webhook plugins run their static manifests (when their
+// configuration names a staticManifestsDir) before the API-created objects.
+func (s *Set) plugins(d Deps) []admission.Plugin {
+	namespaces := matching.NamespaceGetter(d.Objects.GetNamespace)
+	params := paramSource{d.Objects}
+	return []admission.Plugin{
+		{Name: lifecycle.Name, DefaultEnabled: true, New: func([]byte) (any, error) { return lifecycle.New(d.Objects.GetNamespace), nil }},
+		{Name: noderestriction.Name, New: func([]byte) (any, error) {
+			return noderestriction.New(d.Objects, noderestriction.Options{Authorizer: d.Authorizer, DisableAudienceRestriction: !d.AudienceRestriction})
+		}},
+		{Name: mutating.PluginName, DefaultEnabled: true, New: func(raw []byte) (any, error) {
+			cfg, err := parsePluginConfig(raw, "MutatingAdmissionPolicyConfiguration", d.ManifestsGate)
+			if err != nil {
+				return nil, err
+			}
+			newMAP := func(static bool, ready <-chan struct{}) (*mutating.Plugin, error) {
+				return mutating.New(mutating.Options{Scheme: d.Objects.Scheme(), Namespaces: namespaces, Params: params,
+					Authorizer: d.Authorizer, Metrics: d.Metrics, Ready: ready, Static: static, Log: d.Log})
+			}
+			ready := make(chan struct{})
+			p, err := newMAP(false, ready)
+			if err != nil {
+				return nil, err
+			}
+			s.follow(d, p, ready, mapResource, mapbResource)
+			if cfg.StaticManifestsDir == "" {
+				return p, nil
+			}
+			st, err := watchStatic(cfg.StaticManifestsDir, manifest.MutatingAdmissionPolicy, func() (*mutating.Plugin, error) { return newMAP(true, nil) }, d)
+			if err != nil {
+				return nil, err
+			}
+			s.runs = append(s.runs, st.w.Run)
+			return staticFirstMutator{static: func() admission.Mutator { return st.get() }, api: p}, nil
+		}},
+		{Name: "MutatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
+			cfg, err := parsePluginConfig(raw, "WebhookAdmissionConfiguration", d.ManifestsGate)
+			if err != nil {
+				return nil, err
+			}
+			m, err := webhook.NewMutating(d.webhookOptions(cfg, false))
+			if err != nil {
+				return nil, err
+			}
+			s.follow(d, mutatingHooks{m}, nil, mwcResource)
+			if cfg.StaticManifestsDir == "" {
+				return m, nil
+			}
+			st, err := watchStatic(cfg.StaticManifestsDir, manifest.MutatingAdmissionWebhook, func() (mutatingHooks, error) {
+				m, err := webhook.NewMutating(d.webhookOptions(cfg, true))
+				return mutatingHooks{m}, err
+			}, d)
+			if err != nil {
+				return nil, err
+			}
+			s.runs = append(s.runs, st.w.Run)
+			return staticFirstMutator{static: func() admission.Mutator { return st.get().Mutating }, api: m}, nil
+		}},
+		{Name: policy.PluginName, DefaultEnabled: true, New: func(raw []byte) (any, error) {
+			cfg, err := parsePluginConfig(raw, "ValidatingAdmissionPolicyConfiguration", d.ManifestsGate)
+			if err != nil {
+				return nil, err
+			}
+			newVAP := func(static bool, ready <-chan struct{}) *policy.Plugin {
+				return policy.New(policy.Options{Namespaces: namespaces, Params: params, Authorizer: d.Authorizer,
+					Metrics: d.Metrics, Ready: ready, Static: static, Log: d.Log})
+			}
+			ready := make(chan struct{})
+			p := newVAP(false, ready)
+			s.follow(d, p, ready, vapResource, vapbResource)
+			if cfg.StaticManifestsDir == "" {
+				return p, nil
+			}
+			st, err := watchStatic(cfg.StaticManifestsDir, manifest.ValidatingAdmissionPolicy, func() (*policy.Plugin, error) { return newVAP(true, nil), nil }, d)
+			if err != nil {
+				return nil, err
+			}
+			s.runs = append(s.runs, st.w.Run)
+			return staticFirstValidator{static: func() admission.Validator { return st.get() }, api: p}, nil
+		}},
+		{Name: "ValidatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
+			cfg, err := parsePluginConfig(raw, "WebhookAdmissionConfiguration", d.ManifestsGate)
+			if err != nil {
+				return nil, err
+			}
+			v, err := webhook.NewValidating(d.webhookOptions(cfg, false))
+			if err != nil {
+				return nil, err
+			}
+			s.follow(d, validatingHooks{v}, nil, vwcResource)
+			if cfg.StaticManifestsDir == "" {
+				return v, nil
+			}
+			st, err := watchStatic(cfg.StaticManifestsDir, manifest.ValidatingAdmissionWebhook, func() (validatingHooks, error) {
+				v, err := webhook.NewValidating(d.webhookOptions(cfg, true))
+				return validatingHooks{v}, err
+			}, d)
+			if err != nil {
+				return nil, err
+			}
+			s.runs = append(s.runs, st.w.Run)
+			return staticFirstValidator{static: func() admission.Validator { return st.get().Validating }, api: v}, nil
+		}},
+	}
+}
+
+// validatingHooks and mutatingHooks give the webhook plugins the
+// runtime.Object Upsert and Delete of the other engines.
+type validatingHooks struct{ *webhook.Validating }
+
+func (h validatingHooks) Upsert(obj runtime.Object) {
+	if c, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok {
+		h.Validating.Upsert(c)
+	}
+}
+
+func (h validatingHooks) Delete(obj runtime.Object) {
+	if c, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok {
+		h.Validating.Delete(c)
+	}
+}
+
+type mutatingHooks struct{ *webhook.Mutating }
+
+func (h mutatingHooks) Upsert(obj runtime.Object) {
+	if c, ok := obj.(*admissionregistrationv1.MutatingWebhookConfiguration); ok {
+		h.Mutating.Upsert(c)
+	}
+}
+
+func (h mutatingHooks) Delete(obj runtime.Object) {
+	if c, ok := obj.(*admissionregistrationv1.MutatingWebhookConfiguration); ok {
+		h.Mutating.Delete(c)
+	}
+}

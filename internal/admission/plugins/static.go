@@ -1,0 +1,136 @@
+package plugins
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/admission/manifest"
+	"github.com/portcullis/portcullis/internal/admission/policy"
+	"github.com/portcullis/portcullis/internal/defaults"
+	"github.com/portcullis/portcullis/internal/request"
+	"github.com/portcullis/portcullis/internal/validation"
+)
+
+// ValidateManifest applies the defaulting and validation of API-created
+// objects to a static manifest, and the compilation of a policy's CEL
+// expressions.
+func ValidateManifest(obj runtime.Object) field.ErrorList {
+	defaults.Apply(obj)
+	errs := validation.Create(obj)
+	if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && len(errs) == 0 {
+		errs = append(errs, policy.ValidateExpressions(p, nil)...)
+	}
+	return errs
+}
+
+// engine is a policy or webhook plugin fed with objects.
+type engine interface {
+	Upsert(obj runtime.Object)
+}
+
+// static holds the engine of one plugin's static manifests. Each reload
+// builds a new engine from the whole new set and swaps it in at once.
+type static[E engine] struct {
+	cur atomic.Pointer[E]
+	w   *manifest.Watcher
+}
+
+// watchStatic loads dir into an engine made by newEngine and keeps it
+// current; Run of the returned watcher follows the directory. An error
+// loading or building the first engine stops start-up.
+func watchStatic[E engine](dir string, kind manifest.Kind, newEngine func() (E, error), d Deps) (*static[E], error) {
+	s := &static[E]{}
+	w, err := manifest.NewWatcher(dir, kind, ValidateManifest, func(_, next *manifest.Set) error {
+		e, err := newEngine()
+		if err != nil {
+			return fmt.Errorf("building the %s plugin: %w", kind, err)
+		}
+		for _, obj := range next.Objects {
+			e.Upsert(obj)
+		}
+		s.cur.Store(&e)
+		return nil
+	}, d.Metrics, d.Log, manifest.WithServerID(d.ServerID))
+	if err != nil {
+		return nil, fmt.Errorf("%s staticManifestsDir: %w", kind, err)
+	}
+	s.w = w
+	return s, nil
+}
+
+// get returns the engine in force; the watcher put one in before
+// watchStatic returned.
+func (s *static[E]) get() E { return *s.cur.Load() }
+
+// staticFirstValidator runs the static engine before the API-based one.
+type staticFirstValidator struct {
+	static func() admission.Validator
+	api    admission.Validator
+}
+
+func (v staticFirstValidator) Validate(ctx context.Context, a *admission.Attributes) error {
+	if err := v.static().Validate(ctx, a); err != nil {
+		return err
+	}
+	return v.api.Validate(ctx, a)
+}
+
+// staticFirstMutator runs the static engine before the API-based one.
+type staticFirstMutator struct {
+	static func() admission.Mutator
+	api    admission.Mutator
+}
+
+func (m staticFirstMutator) Admit(ctx context.Context, a *admission.Attributes) error {
+	if err := m.static().Admit(ctx, a); err != nil {
+		return err
+	}
+	return m.api.Admit(ctx, a)
+}
+
+// staticSuffixCheck keeps the .static.k8s.io name suffix for manifests:
+// with the gate on, API-created admission configurations may not use it;
+// with it off they may, with a warning.
+func staticSuffixCheck(gate bool) admission.Validator {
+	return admission.ValidatorFunc(func(ctx context.Context, a *admission.Attributes) error {
+		if a.Operation != admission.Create || a.Kind.Group != admissionregistrationv1.GroupName || !strings.HasSuffix(a.Name, manifest.Suffix) {
+			return nil
+		}
+		msg := fmt.Sprintf("names ending in %q are reserved for manifest-based admission configurations", manifest.Suffix)
+		if !gate {
+			if st := request.StateFrom(ctx); st != nil {
+				st.AddWarning(fmt.Sprintf("metadata.name: %s; this object would be refused with the %s feature gate enabled", msg, GateManifests))
+			}
+			return nil
+		}
+		return apierrors.NewInvalid(a.Kind.GroupKind(), a.Name, field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), a.Name, msg)})
+	})
+}
+
+// ValidateWithExpressions adds the compilation of admission policies' CEL
+// expressions to object validation, as kube-apiserver rejects a policy
+// whose expressions do not compile.
+func ValidateWithExpressions(create func(runtime.Object) field.ErrorList, update func(obj, old runtime.Object) field.ErrorList) (func(runtime.Object) field.ErrorList, func(obj, old runtime.Object) field.ErrorList) {
+	return func(obj runtime.Object) field.ErrorList {
+			errs := create(obj)
+			if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && len(errs) == 0 {
+				errs = append(errs, policy.ValidateExpressions(p, nil)...)
+			}
+			return errs
+		}, func(obj, old runtime.Object) field.ErrorList {
+			errs := update(obj, old)
+			if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && len(errs) == 0 {
+				o, _ := old.(*admissionregistrationv1.ValidatingAdmissionPolicy)
+				errs = append(errs, policy.ValidateExpressions(p, o)...)
+			}
+			return errs
+		}
+}

@@ -1,0 +1,89 @@
+package authnconfig
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/portcullis/portcullis/internal/authn"
+	"github.com/portcullis/portcullis/internal/authn/anonymous"
+	"github.com/portcullis/portcullis/internal/authn/cache"
+	"github.com/portcullis/portcullis/internal/authn/tokenfile"
+)
+
+// Flags are kube-apiserver's authentication flags.
+type Flags struct {
+	// ConfigFile is --authentication-config.
+	ConfigFile string
+	// TokenAuthFile is --token-auth-file.
+	TokenAuthFile string
+	// AnonymousAuth is --anonymous-auth; AnonymousAuthSet records whether
+	// it was given, which the configuration file's anonymous field may
+	// not be.
+	AnonymousAuth    bool
+	AnonymousAuthSet bool
+	// ServiceAccountIssuers are --service-account-issuer: no JWT
+	// authenticator may claim them.
+	ServiceAccountIssuers []string
+}
+
+// Stage is the server's authentication.
+type Stage struct {
+	// Request authenticates requests.
+	Request authn.Authenticator
+	// Tokens answers TokenReviews: every token authenticator, cached.
+	Tokens authn.Token
+	jwts   *Authenticator
+}
+
+// NewStage builds kube-apiserver's authenticator order: client
+// certificates, then bearer tokens (token file, service accounts, JWT
+// issuers, behind one cache), then anonymous where allowed.
+func NewStage(f Flags, x509 authn.Authenticator, serviceAccounts authn.Token, reg prometheus.Registerer, serverID string, log *slog.Logger) (*Stage, error) {
+	var fileCfg *Config
+	if f.ConfigFile != "" {
+		c, err := Load(f.ConfigFile, LoadOptions{DisallowedIssuers: f.ServiceAccountIssuers})
+		if err != nil {
+			return nil, fmt.Errorf("--authentication-config: %w", err)
+		}
+		fileCfg = c
+	}
+	jwts, err := NewAuthenticator(fileCfg, Options{
+		DisallowedIssuers: f.ServiceAccountIssuers,
+		APIServerID:       serverID,
+		Registerer:        reg,
+		Logger:            log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--authentication-config: %w", err)
+	}
+	anon, err := anonymous.Resolve(f.AnonymousAuth, f.AnonymousAuthSet, fileCfg.Anonymous())
+	if err != nil {
+		return nil, err
+	}
+	tokens := authn.TokenUnion{}
+	if f.TokenAuthFile != "" {
+		tf, err := tokenfile.Load(f.TokenAuthFile, log)
+		if err != nil {
+			return nil, fmt.Errorf("--token-auth-file: %w", err)
+		}
+		tokens = append(tokens, tf)
+	}
+	tokens = append(tokens, serviceAccounts, jwts)
+	cached := cache.New(tokens, cache.Options{})
+	return &Stage{
+		Request: anonymous.WithFallback(authn.Union{x509, authn.Bearer{Token: cached}}, anon),
+		Tokens:  cached,
+		jwts:    jwts,
+	}, nil
+}
+
+// Run keeps the JWT issuers' keys and the configuration file current
+// until ctx is done.
+func (s *Stage) Run(ctx context.Context) { s.jwts.Run(ctx) }
+
+// Health reports whether every JWT issuer has its keys (the
+// poststarthook/authentication-config-issuers check of /readyz).
+func (s *Stage) Health() error { return s.jwts.HealthCheck() }

@@ -1,0 +1,158 @@
+package objects
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+
+	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/storage"
+)
+
+// Objects reads typed objects of the served resources from a store.
+type Objects struct {
+	reg    *registry.Registry
+	scheme *runtime.Scheme
+	store  storage.Store
+	proto  *protobuf.Serializer
+}
+
+// New returns the object layer over store.
+func New(reg *registry.Registry, scheme *runtime.Scheme, store storage.Store) *Objects {
+	return &Objects{reg: reg, scheme: scheme, store: store, proto: protobuf.NewSerializer(scheme, scheme)}
+}
+
+// Registry returns the served resources.
+func (o *Objects) Registry() *registry.Registry { return o.reg }
+
+// Scheme returns the scheme of the served types.
+func (o *Objects) Scheme() *runtime.Scheme { return o.scheme }
+
+// Store returns the store the objects live in.
+func (o *Objects) Store() storage.Store { return o.store }
+
+// Lookup finds a served resource.
+func (o *Objects) Lookup(gvr schema.GroupVersionResource) (*registry.Resource, bool) {
+	return o.reg.Lookup(gvr)
+}
+
+// ForKind finds the resource serving a kind.
+func (o *Objects) ForKind(gvk schema.GroupVersionKind) (*registry.Resource, bool) {
+	return o.reg.ForKind(gvk)
+}
+
+// ResourceOf finds the resource of a typed object by its Go type.
+func (o *Objects) ResourceOf(obj runtime.Object) (*registry.Resource, error) {
+	gvks, _, err := o.scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := o.reg.ForKind(gvks[0])
+	if !ok {
+		return nil, fmt.Errorf("no resource serves %s", gvks[0])
+	}
+	return res, nil
+}
+
+// Decode turns a stored value into a typed object whose resourceVersion
+// is the value's revision.
+func (o *Objects) Decode(res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
+	obj := res.New()
+	if _, _, err := o.proto.Decode(kv.Value, nil, obj); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", kv.Key, err)
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	m.SetResourceVersion(strconv.FormatInt(kv.ModRevision, 10))
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+	return obj, nil
+}
+
+// Encode serializes obj for the store, without its resourceVersion.
+func (o *Objects) Encode(res *registry.Resource, obj runtime.Object) ([]byte, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	rv := m.GetResourceVersion()
+	m.SetResourceVersion("")
+	defer m.SetResourceVersion(rv)
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+	var buf bytes.Buffer
+	if err := o.proto.Encode(obj, &buf); err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", res.GVR.Resource, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Read reads one object of res and its revision.
+func (o *Objects) Read(ctx context.Context, res *registry.Resource, ns, name string) (runtime.Object, int64, error) {
+	kv, err := o.store.Get(ctx, res.Key(ns, name))
+	if err != nil {
+		return nil, 0, StorageError(err, res.GroupResource(), name)
+	}
+	obj, err := o.Decode(res, kv)
+	return obj, kv.ModRevision, err
+}
+
+// Get reads one object of a served resource.
+func (o *Objects) Get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) (runtime.Object, error) {
+	res, ok := o.reg.Lookup(gvr)
+	if !ok {
+		return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
+	}
+	obj, _, err := o.Read(ctx, res, ns, name)
+	return obj, err
+}
+
+// List returns the objects of a resource in namespace ns (every namespace
+// when empty) whose labels match selector (nil: every object).
+func (o *Objects) List(ctx context.Context, gvr schema.GroupVersionResource, ns string, selector labels.Selector) ([]runtime.Object, error) {
+	res, ok := o.reg.Lookup(gvr)
+	if !ok {
+		return nil, apierrors.NewNotFound(gvr.GroupResource(), "")
+	}
+	prefix := res.KeyPrefix()
+	if res.Namespaced && ns != "" {
+		prefix = res.NamespacePrefix(ns)
+	}
+	out, err := o.store.List(ctx, prefix, storage.ListOptions{})
+	if err != nil {
+		return nil, StorageError(err, res.GroupResource(), "")
+	}
+	objs := make([]runtime.Object, 0, len(out.KVs))
+	for _, kv := range out.KVs {
+		obj, err := o.Decode(res, kv)
+		if err != nil {
+			return nil, StorageError(err, res.GroupResource(), "")
+		}
+		if selector != nil && !selector.Empty() {
+			m, _ := meta.Accessor(obj)
+			if !selector.Matches(labels.Set(m.GetLabels())) {
+				continue
+			}
+		}
+		objs = append(objs, obj)
+	}
+	return objs, nil
+}
+
+// KindsFor maps a served resource to its kind, as a RESTMapper does (for
+// the type checking of admission policies).
+func (o *Objects) KindsFor(gvr schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	res, ok := o.reg.Lookup(gvr)
+	if !ok {
+		return nil, fmt.Errorf("resource %s is not served", gvr)
+	}
+	return []schema.GroupVersionKind{res.GVK()}, nil
+}

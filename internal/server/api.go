@@ -1,0 +1,426 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/admission/plugins"
+	"github.com/portcullis/portcullis/internal/admission/policy"
+	"github.com/portcullis/portcullis/internal/admission/tokenrequest"
+	"github.com/portcullis/portcullis/internal/audit"
+	"github.com/portcullis/portcullis/internal/authn"
+	"github.com/portcullis/portcullis/internal/authn/authnconfig"
+	"github.com/portcullis/portcullis/internal/authn/serviceaccount"
+	"github.com/portcullis/portcullis/internal/authz"
+	"github.com/portcullis/portcullis/internal/authz/authzconfig"
+	"github.com/portcullis/portcullis/internal/authz/rbac"
+	"github.com/portcullis/portcullis/internal/controllers/bootstraprbac"
+	"github.com/portcullis/portcullis/internal/controllers/clusterroleaggregation"
+	"github.com/portcullis/portcullis/internal/controllers/namespace"
+	"github.com/portcullis/portcullis/internal/controllers/policystatus"
+	"github.com/portcullis/portcullis/internal/defaults"
+	"github.com/portcullis/portcullis/internal/discovery"
+	"github.com/portcullis/portcullis/internal/healthz"
+	"github.com/portcullis/portcullis/internal/metrics"
+	"github.com/portcullis/portcullis/internal/objects"
+	"github.com/portcullis/portcullis/internal/openapi"
+	"github.com/portcullis/portcullis/internal/printers"
+	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/request"
+	"github.com/portcullis/portcullis/internal/rest"
+	"github.com/portcullis/portcullis/internal/reviews"
+	"github.com/portcullis/portcullis/internal/storage"
+	"github.com/portcullis/portcullis/internal/tracing"
+	"github.com/portcullis/portcullis/internal/validation"
+	"github.com/portcullis/portcullis/internal/version"
+)
+
+type apiDeps struct {
+	store storage.Store
+	// x509 authenticates client certificates.
+	x509   authn.Authenticator
+	log    *slog.Logger
+	config Config
+	// saKeys returns the service account keys; nil loads them in place.
+	saKeys func() (*serviceaccount.Keys, error)
+}
+
+// api is the assembled request path and the work that keeps it current.
+type api struct {
+	handler http.Handler
+	openapi *openapi.Documents
+	ready   atomic.Bool
+	// start runs in order before the server reports ready (system
+	// namespaces, bootstrap RBAC), with background already running.
+	start []func(ctx context.Context) error
+	// background runs until shutdown (informers, reloaders, controllers).
+	background []func(ctx context.Context)
+	// stopping is closed when shutdown begins; long-running requests end.
+	stopping chan struct{}
+	closers  []func()
+}
+
+// beginShutdown fails readiness and ends watches.
+func (a *api) beginShutdown() {
+	a.ready.Store(false)
+	close(a.stopping)
+}
+
+func (a *api) close() {
+	for _, c := range a.closers {
+		c()
+	}
+}
+
+// newAPI builds the server one way, each part from the ones before it:
+// the object layer; authorization, authentication and admission, which
+// read through it; the REST handlers, which use all of them; the
+// controllers, which write through the REST handlers; and last the
+// filters around the router.
+func newAPI(d apiDeps) (*api, error) {
+	cfg := d.config
+	scheme, err := registry.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry.New(registry.Builtin())
+	if err != nil {
+		return nil, err
+	}
+	a := &api{stopping: make(chan struct{})}
+	metricsRegistry := metrics.NewRegistry()
+	prom := metricsRegistry.Prometheus()
+	id := serverID()
+
+	store := d.store
+	encrypted, err := newEncryption(cfg, reg, store, prom, d.log)
+	if err != nil {
+		return nil, err
+	}
+	if encrypted != nil {
+		// Everything above the store reads and writes through encryption.
+		store = encrypted
+		a.background = append(a.background, encrypted.Run)
+	}
+	objs := objects.New(reg, scheme, store)
+
+	authorization, err := authzconfig.NewStage(authzconfig.Flags{
+		ConfigFile: cfg.AuthorizationConfigFile, LegacySet: cfg.AuthorizationFlagsSet, Modes: cfg.AuthorizationModes,
+		WebhookConfigFile: cfg.AuthorizationWebhookConfigFile, WebhookVersion: cfg.AuthorizationWebhookVersion,
+		WebhookAuthorizedTTL: cfg.AuthorizationWebhookCacheAuthorizedTTL, WebhookUnauthorizedTTL: cfg.AuthorizationWebhookCacheUnauthorizedTTL,
+	}, objs, prom, id, d.log)
+	if err != nil {
+		return nil, err
+	}
+	a.background = append(a.background, authorization.Run)
+	chainAuthz := authorization.Authorizer
+
+	serviceAccounts, err := newServiceAccounts(cfg, d.saKeys, objs)
+	if err != nil {
+		return nil, err
+	}
+	authentication, err := authnconfig.NewStage(authnconfig.Flags{
+		ConfigFile: cfg.AuthenticationConfigFile, TokenAuthFile: cfg.TokenAuthFile,
+		AnonymousAuth: cfg.AnonymousAuth, AnonymousAuthSet: cfg.AnonymousAuthSet, ServiceAccountIssuers: cfg.ServiceAccountIssuers,
+	}, d.x509, serviceAccounts.Authenticator, prom, id, d.log)
+	if err != nil {
+		return nil, err
+	}
+	a.background = append(a.background, authentication.Run)
+
+	var storageChecks []admission.Validator
+	if authorization.RBAC != nil {
+		storageChecks = append(storageChecks, rbac.NewEscalationCheck(authorization.RBAC, chainAuthz))
+	}
+	admissionSet, err := plugins.New(plugins.Deps{
+		Objects: objs, Authorizer: chainAuthz, Metrics: prom, Log: d.log, ServerID: id,
+		ManifestsGate:       cfg.gate(plugins.GateManifests, false),
+		AudienceRestriction: cfg.gate("ServiceAccountNodeAudienceRestriction", true),
+		Storage:             storageChecks,
+	}, admission.Options{Enable: cfg.EnableAdmissionPlugins, Disable: cfg.DisableAdmissionPlugins, ConfigFile: cfg.AdmissionControlConfigFile})
+	if err != nil {
+		return nil, err
+	}
+	a.background = append(a.background, admissionSet.Run)
+	d.log.Debug("admission plugins", "enabled", admissionSet.Enabled)
+	tokens, err := tokenrequest.New(serviceAccounts.Requests, admissionSet.Chain)
+	if err != nil {
+		return nil, err
+	}
+
+	access := reviews.Access{
+		Authorizer: func() authorizer.UnconditionalAuthorizer { return chainAuthz },
+		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{Next: authorization.Rules} },
+	}
+	validateCreate, validateUpdate := plugins.ValidateWithExpressions(validation.Create, validation.Update)
+	restHandler, err := rest.New(rest.Config{
+		Objects:    objs,
+		Admission:  admissionSet.Chain,
+		Authorizer: chainAuthz,
+		Table:      table,
+		Stopping:   a.stopping,
+		// Validation assumes defaulted objects; the REST layer defaults first.
+		Default:        defaults.Apply,
+		ValidateCreate: validateCreate,
+		ValidateUpdate: validateUpdate,
+		Connectors: map[rest.ConnectorKey]rest.ConnectorFunc{
+			{Resource: schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, Subresource: "token"}: tokens.Create,
+		},
+		Virtual: map[schema.GroupVersionResource]rest.VirtualFunc{
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}:       reviews.SelfSubject,
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:             reviews.Token{Authenticator: authentication.Tokens}.Review,
+			{Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews"}:      access.SubjectAccessReview,
+			{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectaccessreviews"}:  access.SelfSubjectAccessReview,
+			{Group: "authorization.k8s.io", Version: "v1", Resource: "localsubjectaccessreviews"}: access.LocalSubjectAccessReview,
+			{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectrulesreviews"}:   access.SelfSubjectRulesReview,
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	docs, err := openapi.New(scheme, openAPIResources(reg), openapi.Info{Title: "Kubernetes", Version: version.Info().GitVersion})
+	if err != nil {
+		return nil, fmt.Errorf("building OpenAPI documents: %w", err)
+	}
+	a.openapi = docs
+
+	// Controllers write through the REST handlers, as kube-controller-manager
+	// writes through kube-apiserver.
+	namespaces := namespace.New(objs, restHandler, d.log)
+	a.start = append(a.start, namespaces.EnsureSystem)
+	a.background = append(a.background, namespaces.Run)
+	if authorization.RBAC != nil {
+		a.start = append(a.start, func(ctx context.Context) error {
+			if err := bootstraprbac.Run(ctx, objs, restHandler); err != nil {
+				return fmt.Errorf("bootstrap RBAC policy: %w", err)
+			}
+			return nil
+		})
+		a.background = append(a.background, clusterroleaggregation.New(objs, restHandler, d.log).Run)
+	}
+	typeChecker := &policy.TypeChecker{Schemas: docs.Resolver(), KindsFor: objs.KindsFor, Log: d.log}
+	a.background = append(a.background, policystatus.New(objs, typeChecker, restHandler, d.log).Run)
+
+	rs := restHandler.Responder()
+	disc, err := discovery.New(reg, rs)
+	if err != nil {
+		return nil, err
+	}
+	v2, v3 := docs.V2Handler(), docs.V3Handler()
+	storeCheck := healthz.Check{Name: "etcd", Fn: func(ctx context.Context) error {
+		_, _, err := store.Revision(ctx)
+		return err
+	}}
+	authzCheck := healthz.Check{Name: "poststarthook/authorization-informers-synced", Fn: func(context.Context) error { return authorization.Ready() }}
+	readyCheck := healthz.Check{Name: "shutdown", Fn: func(context.Context) error {
+		if !a.ready.Load() {
+			return errors.New("server is not accepting requests")
+		}
+		return nil
+	}}
+	authnCheck := healthz.Check{Name: "poststarthook/authentication-config-issuers", Fn: func(context.Context) error { return authentication.Health() }}
+	health := healthz.Handler{Endpoint: "healthz", Checks: []healthz.Check{healthz.Ping, storeCheck}}
+	live := healthz.Handler{Endpoint: "livez", Checks: []healthz.Check{healthz.Ping, storeCheck}}
+	ready := healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, storeCheck, authnCheck, authzCheck, readyCheck}}
+	if encrypted != nil && encrypted.HasKMS() {
+		// As kube-apiserver: one check for all KMS plugins, on healthz
+		// and readyz but not livez (a plugin that is down is no reason to
+		// restart the server).
+		kms := healthz.Check{Name: "kms-providers", Fn: encrypted.Check}
+		health.Checks = append(health.Checks, kms)
+		ready.Checks = append(ready.Checks, kms)
+	}
+
+	var mux http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		st := request.StateFrom(r.Context())
+		switch {
+		case st.Info.IsResourceRequest:
+			restHandler.ServeHTTP(w, r)
+		case p == "/healthz" || strings.HasPrefix(p, "/healthz/"):
+			health.ServeHTTP(w, r)
+		case p == "/livez" || strings.HasPrefix(p, "/livez/"):
+			live.ServeHTTP(w, r)
+		case p == "/readyz" || strings.HasPrefix(p, "/readyz/"):
+			ready.ServeHTTP(w, r)
+		case p == "/version" || p == "/version/":
+			v := version.Info()
+			writeJSON(w, http.StatusOK, &v)
+		case p == "/openapi/v2":
+			v2.ServeHTTP(w, r)
+		case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
+			v3.ServeHTTP(w, r)
+		case cfg.Profiling && strings.HasPrefix(p, "/debug/pprof"):
+			servePprof(w, r)
+		case serviceAccounts.Discovery.Serve(w, r):
+		case disc.Serve(w, r):
+		default:
+			notFound(w, r, rs)
+		}
+	})
+	h, err := a.filters(mux, cfg, chainAuthz, authentication.Request, metricsRegistry, rs, d.log)
+	if err != nil {
+		return nil, err
+	}
+	a.handler = h
+	return a, nil
+}
+
+// filters wraps the router in the request path, outermost last here:
+// authorization, impersonation, audit, metrics, tracing, authentication,
+// request state, panic recovery.
+func (a *api) filters(mux http.Handler, cfg Config, authorizer authz.Authorizer, authenticator authn.Authenticator, mr *metrics.Registry, rs *rest.Responder, log *slog.Logger) (http.Handler, error) {
+	h := withMetricsEndpoint(mux, mr.Handler())
+	h = authz.Filter(h, authorizer, rs)
+	h = authz.Impersonation(h, authorizer, rs)
+	if cfg.AuditPolicyFile != "" && cfg.AuditLogPath != "" {
+		policy, err := audit.LoadPolicy(cfg.AuditPolicyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--audit-policy-file: %w", err)
+		}
+		logger, err := audit.NewLogger(audit.LogConfig{Path: cfg.AuditLogPath, MaxSizeMB: cfg.AuditLogMaxSize,
+			MaxAgeDays: cfg.AuditLogMaxAge, MaxBackups: cfg.AuditLogMaxBackup})
+		if err != nil {
+			return nil, fmt.Errorf("--audit-log-path: %w", err)
+		}
+		a.closers = append(a.closers, func() { _ = logger.Close() })
+		h = audit.Middleware(h, logger, policy)
+	}
+	h = mr.Middleware(h)
+	if cfg.TracingConfigFile != "" {
+		// Just inside authentication, as in kube-apiserver: whether a
+		// caller may join its own trace depends on who it is.
+		tc, err := tracing.Load(cfg.TracingConfigFile)
+		if err != nil {
+			return nil, err
+		}
+		tp, err := tracing.New(context.Background(), tc, serverID())
+		if err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(ctx); err != nil {
+				log.Warn("tracing: flushing the last spans", "err", err)
+			}
+		})
+		h = tracing.Middleware(h, tp.TracerProvider())
+	}
+	am, err := newAuthnMetrics(mr.Prometheus())
+	if err != nil {
+		return nil, err
+	}
+	h = withAuthentication(h, authenticator, am, rs, log)
+	h = withRequestState(h)
+	h = withRecovery(h, rs, log)
+	return h, nil
+}
+
+// newServiceAccounts builds the token machinery; keys returns the
+// service account keys, which Run may still be generating.
+func newServiceAccounts(cfg Config, keys func() (*serviceaccount.Keys, error), getter serviceaccount.Getter) (*serviceaccount.Service, error) {
+	if keys == nil {
+		keys = func() (*serviceaccount.Keys, error) { return loadServiceAccountKeys(cfg) }
+	}
+	k, err := keys()
+	if err != nil {
+		return nil, fmt.Errorf("service account keys: %w", err)
+	}
+	return serviceaccount.NewService(k, serviceaccount.Config{
+		Issuers:          cfg.ServiceAccountIssuers,
+		APIAudiences:     cfg.APIAudiences,
+		MaxExpiration:    cfg.ServiceAccountMaxTokenExpiration,
+		ExtendExpiration: cfg.ServiceAccountExtendTokenExpiration,
+	}, getter)
+}
+
+// loadServiceAccountKeys reads (or on a first start generates) the
+// service account keys the flags name.
+func loadServiceAccountKeys(cfg Config) (*serviceaccount.Keys, error) {
+	return serviceaccount.LoadOrGenerateKeys(cfg.DataDir, cfg.ServiceAccountSigningKeyFile, cfg.ServiceAccountKeyFiles)
+}
+
+// serverID identifies this server in reload metrics (hashed there).
+func serverID() string {
+	host, _ := os.Hostname()
+	return "portcullis-" + host
+}
+
+// table renders kubectl's tables, mapping the printers' errors to the
+// status codes kube-apiserver answers with.
+func table(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1.Table, error) {
+	t, err := printers.Table(obj, opts, now)
+	switch {
+	case errors.Is(err, printers.ErrIncludeObject):
+		return nil, apierrors.NewBadRequest(err.Error())
+	case errors.Is(err, printers.ErrNotTable):
+		return nil, apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "get", schema.GroupResource{}, "", err.Error(), 0, false)
+	}
+	return t, err
+}
+
+// withMetricsEndpoint serves /metrics ahead of the rest of the router.
+func withMetricsEndpoint(next, metricsHandler http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			metricsHandler.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// openAPIResources describes the registry's resources for the OpenAPI documents.
+func openAPIResources(reg *registry.Registry) []openapi.Resource {
+	var out []openapi.Resource
+	for _, res := range reg.All() {
+		r := openapi.Resource{GVK: res.GVK(), Plural: res.GVR.Resource, Namespaced: res.Namespaced, Verbs: res.AllVerbs()}
+		if !res.Virtual {
+			r.ListGVK = res.GVR.GroupVersion().WithKind(res.Kind + "List")
+		}
+		if res.Status {
+			r.Subresources = append(r.Subresources, "status")
+		}
+		if res.Scale {
+			r.Subresources = append(r.Subresources, "scale")
+		}
+		for _, c := range res.Connectors {
+			r.Subresources = append(r.Subresources, c.Name)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// servePprof serves the Go profiler under /debug/pprof/.
+func servePprof(w http.ResponseWriter, r *http.Request) {
+	switch strings.TrimPrefix(r.URL.Path, "/debug/pprof/") {
+	case "cmdline":
+		pprof.Cmdline(w, r)
+	case "profile":
+		pprof.Profile(w, r)
+	case "symbol":
+		pprof.Symbol(w, r)
+	case "trace":
+		pprof.Trace(w, r)
+	default:
+		pprof.Index(w, r)
+	}
+}
