@@ -9,11 +9,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // exempt are the resources no webhook configured through the API sees:
@@ -100,7 +100,7 @@ func (p *plugin) conditionsHold(ctx context.Context, h *hook, a *admission.Attri
 	}
 	in.Authorizer, in.RequestResourceAuthorizer = celenv.AuthorizerVals(a, p.opts.Authorizer)
 	act := p.conditions.NewActivation(ctx, in)
-	budget := int64(celconfig.RuntimeCELCostBudgetMatchConditions)
+	budget := int64(celbase.RuntimeCELCostBudgetMatchConditions)
 	var errs []error
 	for _, c := range h.conditions {
 		res, left, err := act.Eval(c.expr, budget)

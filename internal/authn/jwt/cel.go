@@ -14,9 +14,9 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
 
-	"k8s.io/apimachinery/pkg/util/version"
 	apiservercel "k8s.io/apiserver/pkg/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
+
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // The CEL variables the expressions see, as documented for
@@ -35,18 +35,8 @@ type celEnvs struct {
 }
 
 var loadEnvs = sync.OnceValues(func() (*celEnvs, error) {
-	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
-
 	// claims is a map of claim name to any JSON value.
 	claimsType := apiservercel.NewMapType(apiservercel.StringType, apiservercel.AnyType, -1)
-	claimsSet, err := base.Extend(environment.VersionedOptions{
-		IntroducedVersion: version.MajorMinor(1, 0),
-		EnvOptions:        []cel.EnvOption{cel.Variable(claimsVar, claimsType.CelType())},
-		DeclTypes:         []*apiservercel.DeclType{claimsType},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("building the claims CEL environment: %w", err)
-	}
 
 	// user is a typed object so that a misspelt field is a compile error.
 	field := func(name string, t *apiservercel.DeclType) *apiservercel.DeclField {
@@ -59,24 +49,17 @@ var loadEnvs = sync.OnceValues(func() (*celEnvs, error) {
 		"extra": field("extra", apiservercel.NewMapType(apiservercel.StringType,
 			apiservercel.NewListType(apiservercel.StringType, -1), -1)),
 	})
-	userSet, err := base.Extend(environment.VersionedOptions{
-		IntroducedVersion: version.MajorMinor(1, 0),
-		EnvOptions:        []cel.EnvOption{cel.Variable(userVar, userType.CelType())},
-		DeclTypes:         []*apiservercel.DeclType{userType},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("building the user CEL environment: %w", err)
-	}
 
 	// Expressions come from a file the administrator wrote and that may
 	// have been written for a newer kube-apiserver, so compile with the
 	// widest set of libraries (as kube-apiserver does for this file).
 	var envs celEnvs
-	if envs.claims, err = claimsSet.Env(environment.StoredExpressions); err != nil {
-		return nil, err
+	var err error
+	if envs.claims, err = celbase.StoredEnv(celbase.Variable(claimsVar, claimsType)); err != nil {
+		return nil, fmt.Errorf("building the claims CEL environment: %w", err)
 	}
-	if envs.user, err = userSet.Env(environment.StoredExpressions); err != nil {
-		return nil, err
+	if envs.user, err = celbase.StoredEnv(celbase.Variable(userVar, userType)); err != nil {
+		return nil, fmt.Errorf("building the user CEL environment: %w", err)
 	}
 	return &envs, nil
 })
@@ -100,16 +83,10 @@ type program struct {
 // compileExpr parses, type-checks and plans expr. The error is the detail
 // for a field.Invalid at the expression's path.
 func compileExpr(env *cel.Env, expr string, want resultKind) (*program, error) {
-	ast, iss := env.Compile(expr)
-	if iss != nil && iss.Err() != nil {
-		return nil, fmt.Errorf("compilation failed: %s", iss.String())
-	}
-	if reason := checkOutputType(ast.OutputType(), want); reason != "" {
-		return nil, errors.New(reason)
-	}
-	prog, err := env.Program(ast)
+	// Planned without interrupt checks, as kube-apiserver plans them.
+	ast, prog, err := celbase.Compile(env, expr, func(t *cel.Type) string { return checkOutputType(t, want) })
 	if err != nil {
-		return nil, fmt.Errorf("program instantiation failed: %w", err)
+		return nil, err
 	}
 	return &program{expr: expr, prog: prog, ast: ast}, nil
 }

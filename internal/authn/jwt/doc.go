@@ -7,7 +7,8 @@
 // Compile validates one JWTAuthenticator with kube-apiserver's rules and
 // messages (field paths included) and compiles its CEL expressions: claim
 // validation rules and claim mappings see `claims`, user validation rules
-// see `user`. Nothing is compiled per request.
+// see `user`, each in internal/cel's base extended with that one
+// variable, once per process. Nothing is compiled per request.
 //
 // New makes an Authenticator from a Compiled configuration; its Run
 // fetches the OpenID discovery document (from the issuer URL or

@@ -33,7 +33,8 @@
 // never cached.
 //
 // Match conditions are CEL expressions over `request` (the v1
-// SubjectAccessReview spec), compiled once by CompileMatchConditions. Any
-// false skips the webhook (no opinion); otherwise any error applies the
-// failure policy; all true calls it.
+// SubjectAccessReview spec, declared on internal/cel's base), compiled
+// once by CompileMatchConditions. Any false skips the webhook (no
+// opinion); otherwise any error applies the failure policy; all true
+// calls it.
 package webhook

@@ -15,10 +15,10 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apimachinery/pkg/util/version"
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
 	apiservercel "k8s.io/apiserver/pkg/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
+
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // MaxMatchConditions is the most match conditions one webhook may have.
@@ -95,18 +95,13 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 		field("extra", apiservercel.NewMapType(apiservercel.StringType, strings, -1)),
 		field("uid", apiservercel.StringType))
 
-	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
-	set, err := base.Extend(environment.VersionedOptions{
-		IntroducedVersion: version.MajorMinor(1, 0),
-		EnvOptions:        []cel.EnvOption{cel.Variable(requestVar, spec.CelType())},
-		DeclTypes:         []*apiservercel.DeclType{spec},
-	})
+	// The configuration file may have been written for a newer
+	// kube-apiserver: compile with every library it could use.
+	env, err := celbase.StoredEnv(celbase.Variable(requestVar, spec))
 	if err != nil {
 		return nil, fmt.Errorf("building the match condition CEL environment: %w", err)
 	}
-	// The configuration file may have been written for a newer
-	// kube-apiserver: compile with every library it could use.
-	return set.Env(environment.StoredExpressions)
+	return env, nil
 })
 
 // CompileMatchConditions validates and compiles a webhook's
@@ -140,19 +135,14 @@ func CompileMatchConditions(conds []apiserverv1.WebhookMatchCondition, fldPath *
 			continue
 		}
 		seen.Insert(c.Expression)
-		ast, iss := env.Compile(c.Expression)
-		if iss != nil && iss.Err() != nil {
-			errs = append(errs, field.Invalid(p, c.Expression, "compilation failed: "+iss.String()))
-			continue
-		}
-		if !ast.OutputType().IsExactType(cel.BoolType) {
-			errs = append(errs, field.Invalid(p, c.Expression,
-				fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, ast.OutputType())))
-			continue
-		}
-		prog, err := env.Program(ast)
+		// Planned without interrupt checks, as kube-apiserver plans them.
+		ast, prog, err := celbase.Compile(env, c.Expression, celbase.OneOf(cel.BoolType))
 		if err != nil {
-			errs = append(errs, field.InternalError(p, fmt.Errorf("program instantiation failed: %w", err)))
+			if err.Type == apiservercel.ErrorTypeInternal {
+				errs = append(errs, field.InternalError(p, err))
+			} else {
+				errs = append(errs, field.Invalid(p, c.Expression, err.Detail))
+			}
 			continue
 		}
 		f, l := selectorUse(ast)

@@ -6,10 +6,11 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types/traits"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
+
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // Variable is a named expression of a policy.
@@ -162,40 +163,19 @@ func (c *Compiler) Compile(expr string, d Decls, want ...*cel.Type) *Expression 
 // use what the previous minor release knows.
 func (c *Compiler) CompileIn(mode environment.Type, expr string, d Decls, want ...*cel.Type) *Expression {
 	out := &Expression{Source: expr}
-	fail := func(t apiservercel.ErrorType, detail string, cause error) *Expression {
-		out.err = &apiservercel.Error{Type: t, Detail: detail, Cause: cause}
-		return out
-	}
 	env, err := c.env(mode, d)
 	if err != nil {
-		return fail(apiservercel.ErrorTypeInternal, fmt.Sprintf("unexpected error loading CEL environment: %v", err), nil)
+		out.err = &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: fmt.Sprintf("unexpected error loading CEL environment: %v", err)}
+		return out
 	}
-	ast, issues := env.Compile(expr)
-	if issues != nil {
-		return fail(apiservercel.ErrorTypeInvalid, "compilation failed: "+issues.String(), apiservercel.NewCompilationError(issues))
-	}
-	if !returnsOneOf(ast.OutputType(), want) {
-		if len(want) == 1 {
-			return fail(apiservercel.ErrorTypeInvalid, fmt.Sprintf("must evaluate to %v but got %v", want[0].String(), ast.OutputType().String()), nil)
-		}
-		return fail(apiservercel.ErrorTypeInvalid, fmt.Sprintf("must evaluate to one of %v but got %v", want, ast.OutputType().String()), nil)
-	}
-	prog, err := env.Program(ast, cel.InterruptCheckFrequency(celconfig.CheckFrequency))
-	if err != nil {
-		return fail(apiservercel.ErrorTypeInternal, "program instantiation failed: "+err.Error(), nil)
+	ast, prog, cerr := celbase.Compile(env, expr, celbase.OneOf(want...), celbase.InterruptChecks())
+	if cerr != nil {
+		out.err = cerr
+		return out
 	}
 	out.OutputType, out.program, out.ast, out.env = ast.OutputType(), prog, ast, env
 	c.used |= out.uses()
 	return out
-}
-
-func returnsOneOf(got *cel.Type, want []*cel.Type) bool {
-	for _, w := range want {
-		if got.IsExactType(w) || cel.AnyType.IsExactType(w) {
-			return true
-		}
-	}
-	return false
 }
 
 // EstimateCost returns the static cost estimate of the expression under
@@ -212,7 +192,7 @@ func (e *Expression) EstimateCost() (checker.CostEstimate, error) {
 type sizeEstimator struct{}
 
 func (sizeEstimator) EstimateSize(checker.AstNode) *checker.SizeEstimate {
-	return &checker.SizeEstimate{Min: 0, Max: uint64(celconfig.MaxRequestSizeBytes)}
+	return &checker.SizeEstimate{Min: 0, Max: uint64(celbase.MaxRequestSizeBytes)}
 }
 
 func (sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {

@@ -1,10 +1,10 @@
-// Package celenv is the CEL side of the admission policies: the
-// environment of kube-apiserver 1.37 (its function libraries, language
-// options and cost limits, from k8s.io/apiserver/pkg/cel), the admission
-// variables, the policy variables, the conversion of requests and objects
-// into CEL values, and evaluation under kube-apiserver's cost budgets with
-// its error texts. ValidatingAdmissionPolicy and MutatingAdmissionPolicy
-// both build on it.
+// Package celenv is the CEL side of the admission policies: the admission
+// variables and the policy variables on top of internal/cel's base (the
+// function libraries, versions and cost limits of kube-apiserver 1.37),
+// the conversion of requests and objects into CEL values, and evaluation
+// under kube-apiserver's cost budgets with its error texts.
+// ValidatingAdmissionPolicy, MutatingAdmissionPolicy and the match
+// conditions of admission webhooks all build on it.
 //
 // # Variables
 //
@@ -50,13 +50,17 @@
 //
 // # Cost
 //
-// Each program stops at PerCallLimit (1,000,000); the expressions of one
-// evaluation set share a budget (RuntimeCELCostBudget, 10,000,000, for
-// validations, the part left of it for messages, a fresh one for audit
-// annotations, RuntimeCELCostBudgetMatchConditions, 2,500,000, for match
-// conditions, a fresh one for each mutation, which EvalValue evaluates on
-// its own). Exhausting a budget ends the set with kube-apiserver's error.
-// Expression.EstimateCost gives the static estimate of the reference's cost
-// model; kube-apiserver does not reject admission policies on it (objects
-// are untyped, so estimates are unbounded), and neither does portcullis.
+// The limits are internal/cel's, under kube-apiserver's names. Each
+// program stops at PerCallLimit (1,000,000) and checks every
+// CheckFrequency comprehension iterations whether its request was
+// cancelled. The expressions of one evaluation set share a budget
+// (RuntimeCELCostBudget, 10,000,000, for validations, the part left of it
+// for messages, a fresh one for audit annotations,
+// RuntimeCELCostBudgetMatchConditions, 2,500,000, for match conditions, a
+// fresh one for each mutation, which EvalValue evaluates on its own).
+// Exhausting a budget ends the set with kube-apiserver's error.
+// Expression.EstimateCost gives the static estimate of the reference's
+// cost model, with untyped inputs as large as MaxRequestSizeBytes;
+// kube-apiserver does not reject admission policies on it (objects are
+// untyped, so estimates are unbounded), and neither does portcullis.
 package celenv

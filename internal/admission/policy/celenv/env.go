@@ -1,14 +1,14 @@
 package celenv
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/google/cel-go/cel"
-	"k8s.io/apimachinery/pkg/util/version"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
+
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // Decls selects the optional variables an expression may use.
@@ -40,14 +40,9 @@ func (d Decls) index() int {
 	return i
 }
 
-// BaseEnvSet is the Kubernetes CEL base environment at kube-apiserver's
-// default compatibility version: new expressions may use what the previous
-// minor release knows, stored expressions everything this release knows.
-func BaseEnvSet() *environment.EnvSet { return baseEnvSet() }
-
-var baseEnvSet = sync.OnceValue(func() *environment.EnvSet {
-	return environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
-})
+// BaseEnvSet is internal/cel's base environment, which the admission
+// environments extend; the policy type checker extends it too.
+func BaseEnvSet() *environment.EnvSet { return celbase.BaseEnvSet() }
 
 // admissionEnvSets holds the base environment with the admission
 // variables, one per Decls. Built once: extending an environment costs
@@ -62,7 +57,7 @@ func admissionEnvSet(d Decls) (*environment.EnvSet, error) {
 	e := &admissionEnvSets[d.index()]
 	e.once.Do(func() {
 		if !d.Patch {
-			e.set, e.err = extendWithAdmissionVars(baseEnvSet(), d)
+			e.set, e.err = extendWithAdmissionVars(celbase.BaseEnvSet(), d)
 			return
 		}
 		// The patch types come on top of exactly what the other
@@ -76,9 +71,6 @@ func admissionEnvSet(d Decls) (*environment.EnvSet, error) {
 	})
 	return e.set, e.err
 }
-
-// introducedAlways marks options every compatibility version has.
-var introducedAlways = version.MajorMinor(1, 0)
 
 func extendWithAdmissionVars(base *environment.EnvSet, d Decls) (*environment.EnvSet, error) {
 	request, namespace := RequestType(), NamespaceType()
@@ -96,29 +88,17 @@ func extendWithAdmissionVars(base *environment.EnvSet, d Decls) (*environment.En
 			cel.Variable(AuthorizerVar, library.AuthorizerType),
 			cel.Variable(RequestResourceAuthorizerVar, library.ResourceCheckType))
 	}
-	set, err := base.Extend(environment.VersionedOptions{
-		IntroducedVersion: introducedAlways,
+	return celbase.Extend(base, environment.VersionedOptions{
+		IntroducedVersion: celbase.IntroducedAlways,
 		EnvOptions:        opts,
 		DeclTypes:         []*apiservercel.DeclType{namespace, request},
-	}, environment.StrictCostOpt)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
-	}
-	return set, nil
+	}, celbase.StrictCost())
 }
 
 // extendWithVariables declares variables with the given object type, whose
 // fields the Compiler adds as it compiles the policy's variables.
 func extendWithVariables(set *environment.EnvSet, vars *apiservercel.DeclType) (*environment.EnvSet, error) {
-	out, err := set.Extend(environment.VersionedOptions{
-		IntroducedVersion: introducedAlways,
-		EnvOptions:        []cel.EnvOption{cel.Variable(VariablesVar, vars.CelType())},
-		DeclTypes:         []*apiservercel.DeclType{vars},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
-	}
-	return out, nil
+	return celbase.Extend(set, celbase.Variable(VariablesVar, vars))
 }
 
 // emptyVariables is the variables type of policies without variables; it

@@ -1,14 +1,14 @@
 package celenv
 
 import (
-	"fmt"
-
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
 	"k8s.io/apiserver/pkg/cel/mutation"
+
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // The result types of mutation expressions (compiled with Decls.Patch):
@@ -22,7 +22,7 @@ var (
 // jsonpatch.escapeKey. As in kube-apiserver only mutations may construct
 // patches: match conditions and variables cannot name these types.
 var patchTypes = environment.VersionedOptions{
-	IntroducedVersion: introducedAlways,
+	IntroducedVersion: celbase.IntroducedAlways,
 	EnvOptions: []cel.EnvOption{
 		common.ResolverEnvOption(&mutation.DynamicTypeResolver{}),
 		environment.UnversionedLib(library.JSONPatch),
@@ -30,9 +30,5 @@ var patchTypes = environment.VersionedOptions{
 }
 
 func extendWithPatchTypes(set *environment.EnvSet) (*environment.EnvSet, error) {
-	out, err := set.Extend(patchTypes)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrEnvironment, err)
-	}
-	return out, nil
+	return celbase.Extend(set, patchTypes)
 }
