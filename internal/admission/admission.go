@@ -2,6 +2,9 @@ package admission
 
 import (
 	"context"
+	"errors"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -74,10 +77,14 @@ type Chain struct {
 	Validators []Validator
 }
 
+// ErrNoChain refuses a request when there is no chain at all: a missing
+// chain must not admit everything (an empty one does, deliberately).
+var ErrNoChain = apierrors.NewInternalError(errors.New("admission: no admission chain"))
+
 // Admit runs every mutator.
 func (c *Chain) Admit(ctx context.Context, a *Attributes) error {
 	if c == nil {
-		return nil
+		return ErrNoChain
 	}
 	return AdmitWithReinvocation(ctx, a, c.Mutators)
 }
@@ -85,7 +92,7 @@ func (c *Chain) Admit(ctx context.Context, a *Attributes) error {
 // Validate runs every validator.
 func (c *Chain) Validate(ctx context.Context, a *Attributes) error {
 	if c == nil {
-		return nil
+		return ErrNoChain
 	}
 	for _, v := range c.Validators {
 		if err := v.Validate(ctx, a); err != nil {

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"errors"
 	"testing"
 )
 
@@ -33,5 +34,19 @@ func TestAdmitWithReinvocation(t *testing.T) {
 				t.Errorf("%d calls, want %d", calls, tt.calls)
 			}
 		})
+	}
+}
+
+func TestNilChainRefuses(t *testing.T) {
+	var c *Chain
+	a := &Attributes{Operation: Create}
+	if err := c.Admit(context.Background(), a); !errors.Is(err, ErrNoChain) {
+		t.Errorf("Admit on a nil chain = %v, want ErrNoChain", err)
+	}
+	if err := c.Validate(context.Background(), a); !errors.Is(err, ErrNoChain) {
+		t.Errorf("Validate on a nil chain = %v, want ErrNoChain", err)
+	}
+	if err := (&Chain{}).Validate(context.Background(), a); err != nil {
+		t.Errorf("an empty chain refused: %v", err)
 	}
 }

@@ -40,12 +40,6 @@ type LogConfig struct {
 	MaxBackups int
 }
 
-// DefaultLogConfig returns kube-apiserver's defaults for path: rotate at
-// 100 MB, keep 100 files for at most 366 days.
-func DefaultLogConfig(path string) LogConfig {
-	return LogConfig{Path: path, MaxSizeMB: 100, MaxAgeDays: 366, MaxBackups: 100}
-}
-
 // Logger is the Sink that writes each event as one line of audit.k8s.io/v1
 // JSON, like kube-apiserver's log backend in json format. The events of one
 // WriteEvents call go out in a single write. Safe for concurrent use.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -270,5 +269,3 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, t tar
 	_ = meta.SetList(list, deleted)
 	h.respond(w, r, http.StatusOK, t.res, list)
 }
-
-func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }

@@ -3,9 +3,10 @@ package rest
 import (
 	"errors"
 	"fmt"
-	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	"net/http"
 	"strings"
+
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,9 +23,6 @@ import (
 type Responder struct {
 	c *codecs
 }
-
-// NewResponder returns a Responder for scheme s.
-func NewResponder(s *runtime.Scheme) *Responder { return &Responder{c: newCodecs(s)} }
 
 // Object writes obj with status code, in the representation the Accept
 // header asks for (JSON when it names nothing we serve).

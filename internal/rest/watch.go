@@ -139,7 +139,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, t target) {
 
 	prefix := t.res.NamespacePrefix(t.ns)
 	var initial []storage.KeyValue
-	startRev := rev0(rv)
+	startRev := rv
 	if sendInitial {
 		if rv > 0 {
 			if err := h.waitForRevision(ctx, rv); err != nil {
@@ -240,8 +240,6 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, t target) {
 		}
 	}
 }
-
-func rev0(rv int64) int64 { return rv }
 
 // translate turns a store event into the API event a watcher with sel
 // sees: an object leaving the selection is DELETED, entering it ADDED.

@@ -40,12 +40,6 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// DefaultOptions are the options for a server: every default, plus
-// compaction every 5 minutes keeping at least 5 minutes of history.
-func DefaultOptions() Options {
-	return Options{CompactInterval: 5 * time.Minute}.withDefaults()
-}
-
 func (o Options) withDefaults() Options {
 	if o.LockTimeout == 0 {
 		o.LockTimeout = 10 * time.Second
