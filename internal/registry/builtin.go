@@ -36,15 +36,15 @@ func Builtin() []*Resource {
 			Fields: func(o runtime.Object) fields.Set {
 				return fields.Set{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
 			}},
-		{GVR: core("pods"), Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}, Categories: all, Status: true, Generation: true,
+		{GVR: core("pods"), Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}, Categories: all, Status: true, Generation: true, Unsupported: []string{"attach", "binding", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "proxy", "resize"},
 			New: func() runtime.Object { return &corev1.Pod{} }, NewList: func() runtime.Object { return &corev1.PodList{} },
 			Fields: podFields},
-		{GVR: core("nodes"), Kind: "Node", ShortNames: []string{"no"}, Status: true,
+		{GVR: core("nodes"), Kind: "Node", ShortNames: []string{"no"}, Status: true, Unsupported: []string{"proxy"},
 			New: func() runtime.Object { return &corev1.Node{} }, NewList: func() runtime.Object { return &corev1.NodeList{} },
 			Fields: func(o runtime.Object) fields.Set {
 				return fields.Set{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
 			}},
-		{GVR: core("services"), Kind: "Service", Namespaced: true, ShortNames: []string{"svc"}, Categories: all, Status: true,
+		{GVR: core("services"), Kind: "Service", Namespaced: true, ShortNames: []string{"svc"}, Categories: all, Status: true, Unsupported: []string{"proxy"},
 			New: func() runtime.Object { return &corev1.Service{} }, NewList: func() runtime.Object { return &corev1.ServiceList{} }},
 		{GVR: core("endpoints"), Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"}, Singular: "endpoints",
 			New: func() runtime.Object { return &corev1.Endpoints{} }, NewList: func() runtime.Object { return &corev1.EndpointsList{} }},
@@ -121,7 +121,7 @@ func Builtin() []*Resource {
 		{GVR: storage("storageclasses"), Kind: "StorageClass", ShortNames: []string{"sc"},
 			New: func() runtime.Object { return &storagev1.StorageClass{} }, NewList: func() runtime.Object { return &storagev1.StorageClassList{} }},
 
-		{GVR: gvr("certificates.k8s.io", "v1", "certificatesigningrequests"), Kind: "CertificateSigningRequest", ShortNames: []string{"csr"}, Status: true,
+		{GVR: gvr("certificates.k8s.io", "v1", "certificatesigningrequests"), Kind: "CertificateSigningRequest", ShortNames: []string{"csr"}, Status: true, Unsupported: []string{"approval"},
 			New: func() runtime.Object { return &certificatesv1.CertificateSigningRequest{} }, NewList: func() runtime.Object { return &certificatesv1.CertificateSigningRequestList{} },
 			Fields: func(o runtime.Object) fields.Set {
 				return fields.Set{"spec.signerName": o.(*certificatesv1.CertificateSigningRequest).Spec.SignerName}

@@ -38,6 +38,10 @@ type Resource struct {
 	// Connectors are subresources answered by a function rather than the
 	// store, such as serviceaccounts/token.
 	Connectors []Connector
+	// Unsupported names the subresources kube-apiserver has that this
+	// server does not serve (such as pods/exec, which needs a kubelet):
+	// requests for them are told so, rather than answered a bare 404.
+	Unsupported []string
 	// Virtual resources are not stored: a create is answered by a
 	// function of the request (reviews such as TokenReview).
 	Virtual bool

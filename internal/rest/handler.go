@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -194,6 +195,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	default:
+		if slices.Contains(res.Unsupported, t.sub) && t.name != "" {
+			h.notSupported(w, r, t, info.Verb)
+			return
+		}
 		h.notFound(w, r)
 		return
 	}
@@ -238,6 +243,16 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 	err.ErrStatus.Message = "the server could not find the requested resource"
 	err.ErrStatus.Details = nil
 	h.rs.Error(w, r, err)
+}
+
+// notSupported answers a subresource kube-apiserver has and this server
+// does not serve, as kube-apiserver answers a verb its storage lacks:
+// 405 MethodNotAllowed, `<verb> is not supported on resources of kind
+// "<resource>/<subresource>"`.
+func (h *Handler) notSupported(w http.ResponseWriter, r *http.Request, t target, verb string) {
+	gr := t.res.GroupResource()
+	gr.Resource += "/" + t.sub
+	h.rs.Error(w, r, apierrors.NewMethodNotSupported(gr, verb))
 }
 
 func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, t target) {
