@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/cel-go/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
 )
 
 // TestLimits pins kube-apiserver 1.37's values, which the documentation
@@ -24,6 +23,7 @@ func TestLimits(t *testing.T) {
 		{name: "MaxRequestSizeBytes", got: MaxRequestSizeBytes, want: 3 << 20},
 		{name: "MaxEvaluatedMessageExpressionSizeBytes", got: MaxEvaluatedMessageExpressionSizeBytes, want: 5 << 10},
 		{name: "MaxExpressionCodePoints", got: MaxExpressionCodePoints, want: 100_000},
+		{name: "MaxAuditAnnotationValueExpressionLength", got: MaxAuditAnnotationValueExpressionLength, want: 5 << 10},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
@@ -132,9 +132,9 @@ func TestVersions(t *testing.T) {
 	}
 	const expr = "[x].includes('a')"
 	for _, c := range []struct {
-		mode environment.Type
+		mode EnvType
 		ok   bool
-	}{{mode: environment.StoredExpressions, ok: true}, {mode: environment.NewExpressions, ok: false}} {
+	}{{mode: StoredExpressions, ok: true}, {mode: NewExpressions, ok: false}} {
 		env, err := set.Env(c.mode)
 		if err != nil {
 			t.Fatal(err)

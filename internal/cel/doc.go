@@ -13,12 +13,13 @@
 // expressions the API admits for the first time; StoredExpressions, with
 // everything this release knows, for expressions already admitted and for
 // configuration files, which may have been written for a newer
-// kube-apiserver. A user declares its variables with Variable (or its own
-// environment.VersionedOptions at IntroducedAlways) and builds its
-// environments with Extend or StoredEnv, once per process (or once per
-// policy whose variables add types): extending costs milliseconds, so it
-// never happens per request. A failure to extend is ErrEnvironment, a
-// programming error.
+// kube-apiserver. EnvSet, VersionedOptions, EnvType and the two
+// environments keep the environment package's names, so that users import
+// only this package. A user declares its variables with Variable (or its
+// own VersionedOptions at IntroducedAlways) and builds its environments
+// with Extend or StoredEnv, once per process (or once per policy whose
+// variables add types): extending costs milliseconds, so it never happens
+// per request. A failure to extend is ErrEnvironment, a programming error.
 //
 // # Compiling
 //
@@ -35,10 +36,11 @@
 // Kubernetes cost model (StrictCost). The budgets an evaluation set
 // shares (RuntimeCELCostBudget, RuntimeCELCostBudgetMatchConditions), the
 // size bounds (MaxRequestSizeBytes, MaxEvaluatedMessageExpressionSizeBytes,
-// MaxExpressionCodePoints) and CheckFrequency keep kube-apiserver's names
-// and values (limits.go). InterruptChecks lets a cancelled request stop
-// a long evaluation; as in kube-apiserver, admission programs have it and
-// authentication and authorization programs do not.
+// MaxExpressionCodePoints, MaxAuditAnnotationValueExpressionLength) and
+// CheckFrequency keep kube-apiserver's names and values (limits.go).
+// InterruptChecks lets a cancelled request stop a long evaluation; as in
+// kube-apiserver, admission programs have it and authentication and
+// authorization programs do not.
 //
 // # Users
 //
@@ -48,6 +50,10 @@
 //     types) and the match conditions of admission webhooks
 //     (internal/admission/webhook compiles them through celenv);
 //     StrictCost and InterruptChecks; both environments.
+//   - internal/admission/policy: the type checker of the policy status,
+//     with typed object and params; StoredEnv. Its API validation
+//     compiles through celenv in both environments.
+//   - internal/validation: MaxAuditAnnotationValueExpressionLength.
 //   - internal/authn/jwt: claims, for claim validation rules and claim
 //     mappings, and user, for user validation rules; StoredEnv.
 //   - internal/authz/webhook: request, the SubjectAccessReview spec, for

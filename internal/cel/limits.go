@@ -3,9 +3,9 @@ package cel
 import celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 // The limits of kube-apiserver 1.37, under its names (from
-// k8s.io/apiserver/pkg/apis/cel). Costs are in the units of the
-// Kubernetes cost model; kube-apiserver reckons 1,000,000 of them at about
-// 0.1 s of one core.
+// k8s.io/apiserver/pkg/apis/cel unless noted). Costs are in the units of
+// the Kubernetes cost model; kube-apiserver reckons 1,000,000 of them at
+// about 0.1 s of one core.
 const (
 	// PerCallLimit (1,000,000) stops one evaluation of one expression. The
 	// base environment sets it on every program, so every user has it.
@@ -39,4 +39,12 @@ const (
 	// parser accepts: cel-go's default, which kube-apiserver keeps and so
 	// does the base. Longer ones fail to compile with cel-go's message.
 	MaxExpressionCodePoints = 100_000
+
+	// MaxAuditAnnotationValueExpressionLength (5 KiB) is the longest
+	// valueExpression of an audit annotation that API validation admits:
+	// kube-apiserver's maxAuditAnnotationValueExpressionLength (in
+	// k8s.io/kubernetes pkg/apis/admissionregistration/validation), below
+	// the 10 KiB limit of an audit annotation value because an expression
+	// that concatenates strings usually yields a longer value.
+	MaxAuditAnnotationValueExpressionLength = 5 << 10
 )

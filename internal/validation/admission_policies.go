@@ -7,14 +7,11 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
-const (
-	maxAuditAnnotations = 20
-	// Kept below the 10 KiB audit annotation value limit, since an
-	// expression that concatenates strings usually yields a longer value.
-	maxAuditAnnotationValueExpressionLength = 5 * 1024
-)
+const maxAuditAnnotations = 20
 
 // policyOptions carries the leniency of an update.
 type policyOptions struct {
@@ -111,8 +108,8 @@ func validateAuditAnnotation(policyName string, a *admissionv1.AuditAnnotation, 
 	switch {
 	case ve == "":
 		errs = append(errs, field.Required(p.Child("valueExpression"), "valueExpression is not specified"))
-	case len(ve) > maxAuditAnnotationValueExpressionLength:
-		errs = append(errs, field.Required(p.Child("valueExpression"), fmt.Sprintf("must not exceed %d bytes in length", maxAuditAnnotationValueExpressionLength)))
+	case len(ve) > celbase.MaxAuditAnnotationValueExpressionLength:
+		errs = append(errs, field.Required(p.Child("valueExpression"), fmt.Sprintf("must not exceed %d bytes in length", celbase.MaxAuditAnnotationValueExpressionLength)))
 	}
 	return errs
 }

@@ -10,15 +10,16 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/mutation"
 	"k8s.io/apiserver/pkg/cel/mutation/dynamic"
+
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // maxPatchedSize bounds the JSON document a patch may produce: copy
 // operations can double it each, and the list of operations is bounded
 // only by the CEL cost limit.
-const maxPatchedSize = celconfig.MaxRequestSizeBytes
+const maxPatchedSize = celbase.MaxRequestSizeBytes
 
 var jsonPatchValType = reflect.TypeFor[*mutation.JSONPatchVal]()
 

@@ -9,11 +9,11 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
 	"github.com/portcullis/portcullis/internal/admission/policy/dispatch"
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // conditionsHold evaluates an invocation's match conditions against the
@@ -70,7 +70,7 @@ func (r *review) mutate(inv *invocation, m *compiledMutation, cur runtime.Object
 	in.Object = valueOf(content)
 	// Each mutation has a budget of its own, and its own activation:
 	// variables see the object as the mutations before left it.
-	val, err := inv.policy.Compiler.NewActivation(r.ctx, in).EvalValue(m.expr, celconfig.RuntimeCELCostBudget)
+	val, err := inv.policy.Compiler.NewActivation(r.ctx, in).EvalValue(m.expr, celbase.RuntimeCELCostBudget)
 	if err != nil {
 		return nil, err
 	}

@@ -9,14 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
-
-// maxValueExpressionLength is the longest auditAnnotations valueExpression
-// that is compiled; longer ones are the structural validation's error.
-const maxValueExpressionLength = 5 * 1024
 
 // ValidateExpressions compiles the expressions of a policy being created
 // (old nil) or updated, as kube-apiserver's API validation does, and
@@ -75,7 +71,8 @@ func ValidateExpressions(p, old *admissionregistrationv1.ValidatingAdmissionPoli
 	}
 	for i, a := range spec.AuditAnnotations {
 		expr := strings.TrimSpace(a.ValueExpression)
-		if expr == "" || len(expr) > maxValueExpressionLength {
+		// Longer ones are the structural validation's error, not compiled.
+		if expr == "" || len(expr) > celbase.MaxAuditAnnotationValueExpressionLength {
 			continue
 		}
 		e := c.CompileIn(pre.mode(pre.annotations, a.ValueExpression), expr, full, cel.StringType, cel.NullType)
@@ -127,9 +124,9 @@ func preexistingOf(old *admissionregistrationv1.ValidatingAdmissionPolicy) preex
 	return pre
 }
 
-func (preexisting) mode(set sets.Set[string], expr string) environment.Type {
+func (preexisting) mode(set sets.Set[string], expr string) celbase.EnvType {
 	if set.Has(expr) {
-		return environment.StoredExpressions
+		return celbase.StoredExpressions
 	}
-	return environment.NewExpressions
+	return celbase.NewExpressions
 }

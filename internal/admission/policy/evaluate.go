@@ -11,11 +11,11 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
 	"github.com/portcullis/portcullis/internal/admission/policy/dispatch"
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 func (p *compiledPolicy) errorAction() action {
@@ -50,7 +50,7 @@ func (p *compiledPolicy) evaluate(ctx context.Context, in celenv.Input, fullName
 	noAuthz := in
 	noAuthz.Authorizer, noAuthz.RequestResourceAuthorizer = nil, nil
 	evals := make([]celenv.Result, len(p.validations))
-	budget := int64(celconfig.RuntimeCELCostBudget)
+	budget := int64(celbase.RuntimeCELCostBudget)
 	var err error
 	for i := range p.validations {
 		if evals[i], budget, err = act.Eval(p.validations[i].expr, budget); err != nil {
@@ -85,7 +85,7 @@ func (p *compiledPolicy) evaluate(ctx context.Context, in celenv.Input, fullName
 	annIn.Namespace = fullNamespace
 	annAct := p.Compiler.NewActivation(ctx, annIn)
 	anns := make([]celenv.Result, len(p.auditAnnotations))
-	budget = celconfig.RuntimeCELCostBudget
+	budget = celbase.RuntimeCELCostBudget
 	for i := range p.auditAnnotations {
 		if anns[i], budget, err = annAct.Eval(p.auditAnnotations[i].value, budget); err != nil {
 			return p.errorResult(err.Error())
@@ -132,7 +132,7 @@ func failureMessage(v *validation, msgs []celenv.Result, i int, log *slog.Logger
 			if s, ok := m.Val.Value().(string); ok {
 				message = strings.TrimSpace(s)
 				switch {
-				case len(message) > celconfig.MaxEvaluatedMessageExpressionSizeBytes:
+				case len(message) > celbase.MaxEvaluatedMessageExpressionSizeBytes:
 					log.Debug("excessively long message denied", "message", message)
 					message = ""
 				case strings.Contains(message, "\n"):

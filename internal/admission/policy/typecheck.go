@@ -13,16 +13,15 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apimachinery/pkg/util/version"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/common"
-	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
 	"k8s.io/apiserver/pkg/cel/openapi"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
 	"github.com/portcullis/portcullis/internal/admission/policy/params"
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // maxTypesToCheck bounds the kinds a policy is checked against.
@@ -230,21 +229,10 @@ func (tc *typeContext) env(object *apiservercel.DeclType) (*cel.Env, error) {
 		opts = append(opts, cel.Variable(celenv.ParamsVar, typeOf(tc.params)))
 	}
 	opts = append(opts, cel.Variable(celenv.AuthorizerVar, library.AuthorizerType))
-	always := version.MajorMinor(1, 0)
-	set, err := celenv.BaseEnvSet().Extend(environment.VersionedOptions{IntroducedVersion: always, EnvOptions: opts, DeclTypes: declTypes})
-	if err != nil {
-		return nil, err
-	}
 	vars := apiservercel.NewObjectType("kubernetes.variables", map[string]*apiservercel.DeclField{})
-	set, err = set.Extend(environment.VersionedOptions{
-		IntroducedVersion: always,
-		EnvOptions:        []cel.EnvOption{cel.Variable(celenv.VariablesVar, vars.CelType())},
-		DeclTypes:         []*apiservercel.DeclType{vars},
-	})
-	if err != nil {
-		return nil, err
-	}
-	env, err := set.Env(environment.StoredExpressions)
+	env, err := celbase.StoredEnv(
+		celbase.VersionedOptions{IntroducedVersion: celbase.IntroducedAlways, EnvOptions: opts, DeclTypes: declTypes},
+		celbase.Variable(celenv.VariablesVar, vars))
 	if err != nil {
 		return nil, err
 	}

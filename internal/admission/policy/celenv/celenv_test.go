@@ -14,11 +14,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 var (
@@ -81,7 +81,7 @@ func eval(t *testing.T, c *Compiler, in Input, expr string, d Decls) (ref.Val, s
 	t.Helper()
 	e := c.Compile(expr, d, cel.AnyType)
 	act := c.NewActivation(context.Background(), in)
-	r, _, err := act.Eval(e, celconfig.RuntimeCELCostBudget)
+	r, _, err := act.Eval(e, celbase.RuntimeCELCostBudget)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -235,7 +235,7 @@ func TestVariablesComputedOnce(t *testing.T) {
 	}
 	act := c.NewActivation(context.Background(), in)
 	for _, e := range exprs {
-		r, _, err := act.Eval(e, celconfig.RuntimeCELCostBudget)
+		r, _, err := act.Eval(e, celbase.RuntimeCELCostBudget)
 		if err != nil || r.Err != nil || r.Val != types.True {
 			t.Fatalf("%s: %v %v %v", e.Source, r.Val, r.Err, err)
 		}
@@ -244,7 +244,7 @@ func TestVariablesComputedOnce(t *testing.T) {
 		t.Fatalf("authorizer asked %d times", len(az.asked))
 	}
 	act = c.NewActivation(context.Background(), in)
-	if _, _, err := act.Eval(exprs[0], celconfig.RuntimeCELCostBudget); err != nil {
+	if _, _, err := act.Eval(exprs[0], celbase.RuntimeCELCostBudget); err != nil {
 		t.Fatal(err)
 	}
 	if len(az.asked) != 2 {
@@ -288,11 +288,11 @@ func TestCostLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	act := c.NewActivation(context.Background(), Input{})
-	r, left, err := act.Eval(heavy, celconfig.RuntimeCELCostBudget)
+	r, left, err := act.Eval(heavy, celbase.RuntimeCELCostBudget)
 	if err != nil || r.Err == nil || !strings.Contains(r.Err.Error(), "operation cancelled: actual cost limit exceeded") {
 		t.Fatalf("per-call limit: %v %v", r.Err, err)
 	}
-	if left >= celconfig.RuntimeCELCostBudget {
+	if left >= celbase.RuntimeCELCostBudget {
 		t.Fatalf("budget not charged: %d", left)
 	}
 

@@ -7,7 +7,6 @@ import (
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types/traits"
 	apiservercel "k8s.io/apiserver/pkg/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
 
 	celbase "github.com/portcullis/portcullis/internal/cel"
@@ -52,7 +51,7 @@ func NewCompiler(hasParams bool, variables []Variable) *Compiler {
 		c.vars = apiservercel.NewObjectType(variablesTypeName, map[string]*apiservercel.DeclField{})
 	}
 	for _, v := range variables {
-		c.AddVariable(environment.StoredExpressions, v)
+		c.AddVariable(celbase.StoredExpressions, v)
 	}
 	return c
 }
@@ -73,7 +72,7 @@ func NewConditionCompiler(hasParams bool) *Compiler {
 
 // AddVariable compiles a variable in the given environment; later
 // expressions see it as a field of variables typed by its result.
-func (c *Compiler) AddVariable(mode environment.Type, v Variable) *Expression {
+func (c *Compiler) AddVariable(mode celbase.EnvType, v Variable) *Expression {
 	// Variables may use the authorizer; messages that read them may not,
 	// and then fail at evaluation as in kube-apiserver.
 	e := c.CompileIn(mode, v.Expression, Decls{Params: c.params, Authorizer: true}, cel.AnyType, cel.DynType)
@@ -96,14 +95,14 @@ func (c *Compiler) addVariable(name string, e *Expression) {
 	c.variables = append(c.variables, compiledVariable{name: name, expr: e})
 }
 
-func modeIndex(mode environment.Type) int {
-	if mode == environment.NewExpressions {
+func modeIndex(mode celbase.EnvType) int {
+	if mode == celbase.NewExpressions {
 		return 1
 	}
 	return 0
 }
 
-func (c *Compiler) env(mode environment.Type, d Decls) (*cel.Env, error) {
+func (c *Compiler) env(mode celbase.EnvType, d Decls) (*cel.Env, error) {
 	d.Params = c.params
 	m, i := modeIndex(mode), d.index()
 	if c.envs[m][i] != nil || c.errs[m][i] != nil {
@@ -117,7 +116,7 @@ func (c *Compiler) env(mode environment.Type, d Decls) (*cel.Env, error) {
 	return c.envs[m][i], err
 }
 
-func (c *Compiler) envSet(d Decls) (*environment.EnvSet, error) {
+func (c *Compiler) envSet(d Decls) (*celbase.EnvSet, error) {
 	switch {
 	case c.stateless:
 		return admissionEnvSet(d)
@@ -155,13 +154,13 @@ func (e *Expression) Err() error {
 // Compile compiles expr as a stored expression; its result must have one
 // of the want types (cel.AnyType accepts every result).
 func (c *Compiler) Compile(expr string, d Decls, want ...*cel.Type) *Expression {
-	return c.CompileIn(environment.StoredExpressions, expr, d, want...)
+	return c.CompileIn(celbase.StoredExpressions, expr, d, want...)
 }
 
 // CompileIn compiles expr in the given environment: NewExpressions for an
 // expression that API validation sees for the first time, which may only
 // use what the previous minor release knows.
-func (c *Compiler) CompileIn(mode environment.Type, expr string, d Decls, want ...*cel.Type) *Expression {
+func (c *Compiler) CompileIn(mode celbase.EnvType, expr string, d Decls, want ...*cel.Type) *Expression {
 	out := &Expression{Source: expr}
 	env, err := c.env(mode, d)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/cel-go/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
 
 	celbase "github.com/portcullis/portcullis/internal/cel"
@@ -40,20 +39,16 @@ func (d Decls) index() int {
 	return i
 }
 
-// BaseEnvSet is internal/cel's base environment, which the admission
-// environments extend; the policy type checker extends it too.
-func BaseEnvSet() *environment.EnvSet { return celbase.BaseEnvSet() }
-
 // admissionEnvSets holds the base environment with the admission
 // variables, one per Decls. Built once: extending an environment costs
 // milliseconds.
 var admissionEnvSets [declsCombinations]struct {
 	once sync.Once
-	set  *environment.EnvSet
+	set  *celbase.EnvSet
 	err  error
 }
 
-func admissionEnvSet(d Decls) (*environment.EnvSet, error) {
+func admissionEnvSet(d Decls) (*celbase.EnvSet, error) {
 	e := &admissionEnvSets[d.index()]
 	e.once.Do(func() {
 		if !d.Patch {
@@ -64,7 +59,7 @@ func admissionEnvSet(d Decls) (*environment.EnvSet, error) {
 		// expressions of the policy see.
 		vars := d
 		vars.Patch = false
-		var set *environment.EnvSet
+		var set *celbase.EnvSet
 		if set, e.err = admissionEnvSet(vars); e.err == nil {
 			e.set, e.err = extendWithPatchTypes(set)
 		}
@@ -72,7 +67,7 @@ func admissionEnvSet(d Decls) (*environment.EnvSet, error) {
 	return e.set, e.err
 }
 
-func extendWithAdmissionVars(base *environment.EnvSet, d Decls) (*environment.EnvSet, error) {
+func extendWithAdmissionVars(base *celbase.EnvSet, d Decls) (*celbase.EnvSet, error) {
 	request, namespace := RequestType(), NamespaceType()
 	opts := []cel.EnvOption{
 		cel.Variable(ObjectVar, cel.DynType),
@@ -88,7 +83,7 @@ func extendWithAdmissionVars(base *environment.EnvSet, d Decls) (*environment.En
 			cel.Variable(AuthorizerVar, library.AuthorizerType),
 			cel.Variable(RequestResourceAuthorizerVar, library.ResourceCheckType))
 	}
-	return celbase.Extend(base, environment.VersionedOptions{
+	return celbase.Extend(base, celbase.VersionedOptions{
 		IntroducedVersion: celbase.IntroducedAlways,
 		EnvOptions:        opts,
 		DeclTypes:         []*apiservercel.DeclType{namespace, request},
@@ -97,7 +92,7 @@ func extendWithAdmissionVars(base *environment.EnvSet, d Decls) (*environment.En
 
 // extendWithVariables declares variables with the given object type, whose
 // fields the Compiler adds as it compiles the policy's variables.
-func extendWithVariables(set *environment.EnvSet, vars *apiservercel.DeclType) (*environment.EnvSet, error) {
+func extendWithVariables(set *celbase.EnvSet, vars *apiservercel.DeclType) (*celbase.EnvSet, error) {
 	return celbase.Extend(set, celbase.Variable(VariablesVar, vars))
 }
 
@@ -109,14 +104,14 @@ var emptyVariables = apiservercel.NewObjectType(variablesTypeName, map[string]*a
 // one variables type that never gains a field.
 var emptyVariableEnvSets [declsCombinations]struct {
 	once sync.Once
-	set  *environment.EnvSet
+	set  *celbase.EnvSet
 	err  error
 }
 
-func sharedEnvSet(d Decls) (*environment.EnvSet, error) {
+func sharedEnvSet(d Decls) (*celbase.EnvSet, error) {
 	e := &emptyVariableEnvSets[d.index()]
 	e.once.Do(func() {
-		var set *environment.EnvSet
+		var set *celbase.EnvSet
 		set, e.err = admissionEnvSet(d)
 		if e.err == nil {
 			e.set, e.err = extendWithVariables(set, emptyVariables)

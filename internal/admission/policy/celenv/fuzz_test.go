@@ -12,10 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // fuzzExpressions walk a value the ways policies do.
@@ -75,7 +75,7 @@ func FuzzObjectVal(f *testing.F) {
 		for _, objs := range [][2]ref.Val{{typed, untyped}, {untyped, typed}} {
 			act := c.NewActivation(context.Background(), Input{Object: objs[0], OldObject: objs[1], Request: request})
 			for _, e := range exprs {
-				r, _, err := act.Eval(e, celconfig.RuntimeCELCostBudget)
+				r, _, err := act.Eval(e, celbase.RuntimeCELCostBudget)
 				if err == nil && r.Err == nil && r.Val != types.True {
 					t.Fatalf("%s = %v for %s", e.Source, r.Val, data)
 				}

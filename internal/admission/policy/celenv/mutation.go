@@ -4,7 +4,6 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"k8s.io/apiserver/pkg/cel/common"
-	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
 	"k8s.io/apiserver/pkg/cel/mutation"
 
@@ -21,14 +20,14 @@ var (
 // patchTypes declares Object, Object.<field>..., JSONPatch and
 // jsonpatch.escapeKey. As in kube-apiserver only mutations may construct
 // patches: match conditions and variables cannot name these types.
-var patchTypes = environment.VersionedOptions{
+var patchTypes = celbase.VersionedOptions{
 	IntroducedVersion: celbase.IntroducedAlways,
 	EnvOptions: []cel.EnvOption{
 		common.ResolverEnvOption(&mutation.DynamicTypeResolver{}),
-		environment.UnversionedLib(library.JSONPatch),
+		library.JSONPatch(),
 	},
 }
 
-func extendWithPatchTypes(set *environment.EnvSet) (*environment.EnvSet, error) {
+func extendWithPatchTypes(set *celbase.EnvSet) (*celbase.EnvSet, error) {
 	return celbase.Extend(set, patchTypes)
 }

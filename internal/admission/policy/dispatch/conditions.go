@@ -4,9 +4,9 @@ import (
 	"github.com/google/cel-go/common/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // ConditionsHold evaluates a policy's match conditions with act under
@@ -16,7 +16,7 @@ import (
 func ConditionsHold(act *celenv.Activation, conditions []*celenv.Expression, fp admissionregistrationv1.FailurePolicyType) (bool, error) {
 	fail, ignore := fp == admissionregistrationv1.Fail, fp == admissionregistrationv1.Ignore
 	evals := make([]celenv.Result, len(conditions))
-	budget := int64(celconfig.RuntimeCELCostBudgetMatchConditions)
+	budget := int64(celbase.RuntimeCELCostBudgetMatchConditions)
 	var err error
 	for i, c := range conditions {
 		if evals[i], budget, err = act.Eval(c, budget); err != nil {
