@@ -68,6 +68,9 @@ func NewStage(f Flags, objs *objects.Objects, reg prometheus.Registerer, serverI
 	if err != nil {
 		return nil, err
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	s := &Stage{}
 	deps := Deps{Registerer: reg, APIServerID: serverID, Logger: log}
 	if cfg.Has(TypeRBAC) {
