@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -15,27 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/portcullis/portcullis/internal/objects"
-	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/objects/objectstest"
 	"github.com/portcullis/portcullis/internal/storage"
-	"github.com/portcullis/portcullis/internal/storage/bbolt"
 )
 
 func newObjects(t *testing.T) (*objects.Objects, storage.Store) {
 	t.Helper()
-	store, err := bbolt.Open(filepath.Join(t.TempDir(), "db"), bbolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	scheme, err := registry.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.New(registry.Builtin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objects.New(reg, scheme, store), store
+	o := objectstest.New(t)
+	return o, o.Store()
 }
 
 var configmaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}

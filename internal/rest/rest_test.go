@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,10 +19,8 @@ import (
 	"github.com/portcullis/portcullis/internal/admission/lifecycle"
 	"github.com/portcullis/portcullis/internal/controllers/namespace"
 	"github.com/portcullis/portcullis/internal/defaults"
-	"github.com/portcullis/portcullis/internal/objects"
-	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/objects/objectstest"
 	"github.com/portcullis/portcullis/internal/request"
-	"github.com/portcullis/portcullis/internal/storage/bbolt"
 	"github.com/portcullis/portcullis/internal/validation"
 )
 
@@ -36,28 +33,10 @@ type testServer struct {
 
 func newTestServer(t testing.TB) *testServer {
 	t.Helper()
-	store, err := bbolt.Open(filepath.Join(t.TempDir(), "db"), bbolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := store.Check(); err != nil {
-			t.Errorf("store check: %v", err)
-		}
-		store.Close()
-	})
-	scheme, err := registry.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.New(registry.Builtin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs := objects.New(reg, scheme, store)
+	objs := objectstest.New(t)
 	chain := &admission.Chain{Mutators: []admission.Mutator{lifecycle.New(objs.GetNamespace)}}
 	virtual := map[schema.GroupVersionResource]VirtualFunc{}
-	for _, res := range reg.All() {
+	for _, res := range objs.Registry().All() {
 		if res.Virtual {
 			virtual[res.GVR] = echo
 		}

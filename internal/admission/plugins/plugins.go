@@ -114,11 +114,10 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 			if cfg.StaticManifestsDir == "" {
 				return p, nil
 			}
-			st, err := watchStatic(cfg.StaticManifestsDir, manifest.MutatingAdmissionPolicy, func() (*mutating.Plugin, error) { return newMAP(true, nil) }, d)
+			st, err := watchStatic(s, cfg.StaticManifestsDir, manifest.MutatingAdmissionPolicy, func() (*mutating.Plugin, error) { return newMAP(true, nil) }, d)
 			if err != nil {
 				return nil, err
 			}
-			s.runs = append(s.runs, st.w.Run)
 			return staticFirstMutator{static: func() admission.Mutator { return st.get() }, api: p}, nil
 		}},
 		{Name: "MutatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
@@ -134,14 +133,13 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 			if cfg.StaticManifestsDir == "" {
 				return m, nil
 			}
-			st, err := watchStatic(cfg.StaticManifestsDir, manifest.MutatingAdmissionWebhook, func() (mutatingHooks, error) {
+			st, err := watchStatic(s, cfg.StaticManifestsDir, manifest.MutatingAdmissionWebhook, func() (mutatingHooks, error) {
 				m, err := webhook.NewMutating(d.webhookOptions(cfg, true))
 				return mutatingHooks{m}, err
 			}, d)
 			if err != nil {
 				return nil, err
 			}
-			s.runs = append(s.runs, st.w.Run)
 			return staticFirstMutator{static: func() admission.Mutator { return st.get().Mutating }, api: m}, nil
 		}},
 		{Name: policy.PluginName, DefaultEnabled: true, New: func(raw []byte) (any, error) {
@@ -159,11 +157,10 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 			if cfg.StaticManifestsDir == "" {
 				return p, nil
 			}
-			st, err := watchStatic(cfg.StaticManifestsDir, manifest.ValidatingAdmissionPolicy, func() (*policy.Plugin, error) { return newVAP(true, nil), nil }, d)
+			st, err := watchStatic(s, cfg.StaticManifestsDir, manifest.ValidatingAdmissionPolicy, func() (*policy.Plugin, error) { return newVAP(true, nil), nil }, d)
 			if err != nil {
 				return nil, err
 			}
-			s.runs = append(s.runs, st.w.Run)
 			return staticFirstValidator{static: func() admission.Validator { return st.get() }, api: p}, nil
 		}},
 		{Name: "ValidatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
@@ -179,14 +176,13 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 			if cfg.StaticManifestsDir == "" {
 				return v, nil
 			}
-			st, err := watchStatic(cfg.StaticManifestsDir, manifest.ValidatingAdmissionWebhook, func() (validatingHooks, error) {
+			st, err := watchStatic(s, cfg.StaticManifestsDir, manifest.ValidatingAdmissionWebhook, func() (validatingHooks, error) {
 				v, err := webhook.NewValidating(d.webhookOptions(cfg, true))
 				return validatingHooks{v}, err
 			}, d)
 			if err != nil {
 				return nil, err
 			}
-			s.runs = append(s.runs, st.w.Run)
 			return staticFirstValidator{static: func() admission.Validator { return st.get().Validating }, api: v}, nil
 		}},
 	}

@@ -44,9 +44,9 @@ type static[E engine] struct {
 }
 
 // watchStatic loads dir into an engine made by newEngine and keeps it
-// current; Run of the returned watcher follows the directory. An error
-// loading or building the first engine stops start-up.
-func watchStatic[E engine](dir string, kind manifest.Kind, newEngine func() (E, error), d Deps) (*static[E], error) {
+// current: the set's Run follows the directory. An error loading or
+// building the first engine stops start-up.
+func watchStatic[E engine](set *Set, dir string, kind manifest.Kind, newEngine func() (E, error), d Deps) (*static[E], error) {
 	s := &static[E]{}
 	w, err := manifest.NewWatcher(dir, kind, ValidateManifest, func(_, next *manifest.Set) error {
 		e, err := newEngine()
@@ -63,6 +63,9 @@ func watchStatic[E engine](dir string, kind manifest.Kind, newEngine func() (E, 
 		return nil, fmt.Errorf("%s staticManifestsDir: %w", kind, err)
 	}
 	s.w = w
+	if set != nil {
+		set.runs = append(set.runs, w.Run)
+	}
 	return s, nil
 }
 

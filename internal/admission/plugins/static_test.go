@@ -100,7 +100,7 @@ func TestStaticReloadIsAtomic(t *testing.T) {
 func watchStaticVAP(tb testing.TB, dir string) *static[*policy.Plugin] {
 	tb.Helper()
 	log := slog.New(slog.DiscardHandler)
-	st, err := watchStatic(dir, manifest.ValidatingAdmissionPolicy, func() (*policy.Plugin, error) {
+	st, err := watchStatic(nil, dir, manifest.ValidatingAdmissionPolicy, func() (*policy.Plugin, error) {
 		return policy.New(policy.Options{Static: true, Log: log}), nil
 	}, Deps{Log: log})
 	if err != nil {

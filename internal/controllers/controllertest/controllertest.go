@@ -2,7 +2,6 @@ package controllertest
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,9 +11,8 @@ import (
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/objects"
-	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/objects/objectstest"
 	"github.com/portcullis/portcullis/internal/rest"
-	"github.com/portcullis/portcullis/internal/storage/bbolt"
 	"github.com/portcullis/portcullis/internal/validation"
 )
 
@@ -27,27 +25,9 @@ type Env struct {
 // New builds an Env whose store is checked and closed when the test ends.
 func New(t testing.TB) *Env {
 	t.Helper()
-	store, err := bbolt.Open(filepath.Join(t.TempDir(), "db"), bbolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := store.Check(); err != nil {
-			t.Errorf("store check: %v", err)
-		}
-		store.Close()
-	})
-	scheme, err := registry.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.New(registry.Builtin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs := objects.New(reg, scheme, store)
+	objs := objectstest.New(t)
 	virtual := map[schema.GroupVersionResource]rest.VirtualFunc{}
-	for _, res := range reg.All() {
+	for _, res := range objs.Registry().All() {
 		if res.Virtual {
 			virtual[res.GVR] = func(context.Context, runtime.Object, bool) (runtime.Object, error) { return nil, nil }
 		}
