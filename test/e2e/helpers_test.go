@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os/exec"
 	"regexp"
@@ -86,6 +87,34 @@ func eventually(t *testing.T, what string, check func() error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// waitForMetric waits until a line of the server's /metrics holds every
+// one of parts, e.g. a series and `status="failure"} 1`: the event that a
+// reload was judged, for the checks that follow it.
+func waitForMetric(t *testing.T, s *harness.Server, parts ...string) {
+	t.Helper()
+	eventually(t, "a /metrics line with "+strings.Join(parts, " and "), func() error {
+		out, errOut, err := s.Kubectl(t, "get", "--raw", "/metrics")
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, errOut)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "#") && containsAll(line, parts) {
+				return nil
+			}
+		}
+		return fmt.Errorf("none in:\n%s", grepLines(out, parts[0]))
+	})
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // background is a kubectl command running while the test does other things,

@@ -43,6 +43,19 @@ jwt:
 `, iss.URL, ca, prefix, prefix)
 }
 
+// replaceFile writes content aside and renames it over path, as editors
+// and ConfigMap volumes do: a reloading server never reads half a file.
+func replaceFile(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestJWTAuthentication(t *testing.T) {
 	key, err := oidctest.NewRSAKey("k1")
 	if err != nil {
@@ -88,9 +101,7 @@ func TestJWTAuthentication(t *testing.T) {
 	}
 
 	// A changed configuration file is picked up while the server runs.
-	if err := os.WriteFile(cfgPath, []byte(authnConfig(iss, "sso:")), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	replaceFile(t, cfgPath, authnConfig(iss, "sso:"))
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		out, _ := whoami(token("dave", "gold", time.Hour))
@@ -102,16 +113,11 @@ func TestJWTAuthentication(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	// An invalid file keeps the last good configuration.
-	if err := os.WriteFile(cfgPath, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt: [{}]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Second)
+	// An invalid file keeps the last good configuration: once the server
+	// has read and refused it, the previous one still authenticates.
+	replaceFile(t, cfgPath, "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt: [{}]\n")
+	waitForMetric(t, s, `apiserver_authentication_config_controller_automatic_reloads_total{apiserver_id_hash=`, `status="failure"} 1`)
 	if out, err := whoami(token("erin", "gold", time.Hour)); err != nil || !strings.Contains(out, "sso:erin") {
 		t.Errorf("after an invalid reload: %v %s", err, out)
-	}
-	metrics := s.MustKubectl(t, "get", "--raw", "/metrics")
-	if !strings.Contains(metrics, `apiserver_authentication_config_controller_automatic_reloads_total{apiserver_id_hash=`) {
-		t.Errorf("reload metric missing")
 	}
 }

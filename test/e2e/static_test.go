@@ -74,7 +74,7 @@ func TestStaticManifests(t *testing.T) {
 	}
 
 	// A new file is picked up; an invalid one leaves the last good set.
-	if err := os.WriteFile(filepath.Join(manifests, "zz-deny-configmaps.yaml"), []byte(`apiVersion: admissionregistration.k8s.io/v1
+	replaceFile(t, filepath.Join(manifests, "zz-deny-configmaps.yaml"), `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: deny-blocked.static.k8s.io}
 spec:
@@ -88,9 +88,7 @@ apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata: {name: deny-blocked-binding.static.k8s.io}
 spec: {policyName: deny-blocked.static.k8s.io, validationActions: [Deny]}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+`)
 	deadline := time.Now().Add(waitTimeout)
 	for {
 		_, errOut, err := s.Kubectl(t, "create", "configmap", "blocked", "-n", "kube-public")
@@ -105,10 +103,8 @@ spec: {policyName: deny-blocked.static.k8s.io, validationActions: [Deny]}
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
-	if err := os.WriteFile(filepath.Join(manifests, "zz-broken.yaml"), []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: not-static}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Second)
+	replaceFile(t, filepath.Join(manifests, "zz-broken.yaml"), "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: not-static}\n")
+	waitForMetric(t, s, `apiserver_manifest_admission_config_controller_automatic_reloads_total{apiserver_id_hash=`, `plugin="ValidatingAdmissionPolicy",status="failure"} 1`)
 	if _, errOut, err := s.Kubectl(t, "create", "configmap", "blocked", "-n", "kube-public"); err == nil || !strings.Contains(errOut, "blocked by a static policy") {
 		t.Errorf("after an invalid reload the last good set is gone: %v %s", err, errOut)
 	}
