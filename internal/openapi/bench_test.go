@@ -21,18 +21,51 @@ func BenchmarkNew(b *testing.B) {
 // BenchmarkRender measures what the first request pays: list types,
 // the v2 document and every v3 document, in JSON. The structured-merge-diff
 // schema is parsed once per process, so only the first iteration pays for
-// it; TestFirstBuildTime reports that cost.
+// it (-benchtime 1x shows that cost). It reports the sizes of the
+// documents, plain and as kept (gzip-compressed).
 func BenchmarkRender(b *testing.B) {
 	resources := servedResources()
+	var last *built
 	for b.Loop() {
 		d, err := New(clientgoscheme.Scheme, resources, testInfo)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := d.build(); err != nil {
+		if last, err = d.build(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	v3, v3gz := 0, 0
+	for _, g := range last.gvs {
+		v3 += len(mustPlain(g.json))
+		v3gz += len(g.json.gz)
+	}
+	b.ReportMetric(float64(len(mustPlain(last.v2))), "v2-bytes")
+	b.ReportMetric(float64(len(last.v2.gz)), "v2-gzip-bytes")
+	b.ReportMetric(float64(v3), "v3-bytes")
+	b.ReportMetric(float64(v3gz), "v3-gzip-bytes")
+	b.ReportMetric(float64(len(last.gvs)), "group-versions")
+}
+
+// BenchmarkV2Proto measures the conversion of the v2 document to
+// protobuf, which the first client asking for it pays, and reports its size.
+func BenchmarkV2Proto(b *testing.B) {
+	d, err := New(clientgoscheme.Scheme, servedResources(), testInfo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	built, err := d.build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	js := mustPlain(built.v2)
+	var pb []byte
+	for b.Loop() {
+		if pb, err = v2ToProto(js); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(pb)), "bytes")
 }
 
 // BenchmarkServe measures a request once the documents are built: what
