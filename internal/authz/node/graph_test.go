@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/utils/ptr"
 )
 
@@ -348,35 +350,100 @@ func TestIDSet(t *testing.T) {
 	}
 }
 
+// TestConcurrentUse changes the graph from two writers while two readers
+// decide. The readers' decisions about pods no writer touches never
+// change; once the writers are done, every decision equals that of an
+// authorizer given the final pods one by one. Run with -race too.
 func TestConcurrentUse(t *testing.T) {
-	// Run with -race: writers change the graph while readers decide.
 	a := newTestAuthorizer(t, Options{})
+	a.Upsert(testPod("fixed", "p", "n1", withSecretVolume("always"), withSA("sa")))
+	allowed := req(node1, "get", "", "secrets", "", "fixed", "always")
+	unrelated := req(node1, "get", "", "secrets", "", "fixed", "never")
+
+	// pod is the i-th write of writer w: writers own disjoint pod names.
+	pod := func(w, i int) *corev1.Pod {
+		return testPod("ns", fmt.Sprintf("w%d-p%d", w, i%10), fmt.Sprintf("n%d", i%3), withSecretVolume(fmt.Sprintf("s%d", i%7)), withSA("sa"))
+	}
+	const writes = 500
+	deleted := func(i int) bool { return i%5 == 0 }
+
 	done := make(chan struct{})
-	var readers sync.WaitGroup
+	var readers, writers sync.WaitGroup
 	for range 2 {
-		readers.Add(1)
-		go func() {
-			defer readers.Done()
-			attrs := req(node1, "get", "", "secrets", "", "ns", "s3")
+		readers.Go(func() {
+			churned := req(node1, "get", "", "secrets", "", "ns", "s3")
 			for {
+				if d, _, err := a.Authorize(context.Background(), allowed); d != authorizer.DecisionAllow || err != nil {
+					t.Errorf("secret of an untouched pod: %v %v, want allowed", d, err)
+					return
+				}
+				if d, _, _ := a.Authorize(context.Background(), unrelated); d == authorizer.DecisionAllow {
+					t.Error("a secret no pod uses is allowed")
+					return
+				}
+				a.Authorize(context.Background(), churned)
+				a.AudienceAllowed("n1", "ns", "sa", "aud", nil)
 				select {
 				case <-done:
 					return
 				default:
 				}
-				a.Authorize(context.Background(), attrs)
-				a.AudienceAllowed("n1", "ns", "sa", "aud", nil)
 			}
-		}()
+		})
 	}
-	for i := range 500 {
-		p := testPod("ns", fmt.Sprintf("p%d", i%20), fmt.Sprintf("n%d", i%3), withSecretVolume(fmt.Sprintf("s%d", i%7)), withSA("sa"))
-		if i%5 == 0 {
-			a.Delete(p)
-		} else {
-			a.Upsert(p)
-		}
+	for w := range 2 {
+		writers.Go(func() {
+			for i := range writes {
+				if deleted(i) {
+					a.Delete(pod(w, i))
+				} else {
+					a.Upsert(pod(w, i))
+				}
+			}
+		})
 	}
+	writers.Wait()
 	close(done)
 	readers.Wait()
+
+	// The same final pods, given one by one.
+	want := newTestAuthorizer(t, Options{})
+	want.Upsert(testPod("fixed", "p", "n1", withSecretVolume("always"), withSA("sa")))
+	for w := range 2 {
+		last := map[string]int{}
+		for i := range writes {
+			last[pod(w, i).Name] = i
+		}
+		for _, i := range last {
+			if !deleted(i) {
+				want.Upsert(pod(w, i))
+			}
+		}
+	}
+	for n := range 3 {
+		u := &user.DefaultInfo{Name: fmt.Sprintf("system:node:n%d", n), Groups: []string{"system:nodes"}}
+		for s := range 7 {
+			for _, ns := range []string{"ns", "fixed"} {
+				attrs := req(u, "get", "", "secrets", "", ns, fmt.Sprintf("s%d", s))
+				got, _, _ := a.Authorize(context.Background(), attrs)
+				exp, _, _ := want.Authorize(context.Background(), attrs)
+				if got != exp {
+					t.Errorf("n%d get secret %s/s%d: %v after concurrent writes, %v after the same writes in order", n, ns, s, got, exp)
+				}
+			}
+		}
+		for p := range 10 {
+			for w := range 2 {
+				attrs := req(u, "get", "", "pods", "", "ns", fmt.Sprintf("w%d-p%d", w, p))
+				got, _, _ := a.Authorize(context.Background(), attrs)
+				exp, _, _ := want.Authorize(context.Background(), attrs)
+				if got != exp {
+					t.Errorf("n%d get pod ns/w%d-p%d: %v after concurrent writes, %v after the same writes in order", n, w, p, got, exp)
+				}
+			}
+		}
+	}
+	if got, exp := a.g.len(), want.g.len(); got != exp {
+		t.Errorf("graph of %d vertices after concurrent writes, %d after the same writes in order", got, exp)
+	}
 }
