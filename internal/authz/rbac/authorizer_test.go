@@ -310,34 +310,101 @@ func TestConditionsAware(t *testing.T) {
 	}
 }
 
-// TestConcurrentUpdates runs decisions while bindings change, for the race
-// detector.
+// TestConcurrentUpdates runs decisions while two writers change
+// bindings. Decisions that no binding being changed can affect never
+// change; once the writers are done, every decision equals that of an
+// authorizer given the final objects one by one. Run with -race too.
 func TestConcurrentUpdates(t *testing.T) {
+	fixed := []runtime.Object{cr("pod-reader", getPods), cr("secret-reader", getSecrets), rb("ns", "fixed", "ClusterRole", "secret-reader", userSubject("bob"))}
 	a := New()
-	mustUpsert(t, a, cr("pod-reader", getPods))
-	var wg sync.WaitGroup
+	mustUpsert(t, a, fixed...)
+	erin := &user.DefaultInfo{Name: "erin", Groups: []string{"ops"}}
+	secretsIn := func(u user.Info, ns string) authorizer.AttributesRecord {
+		r := podsIn(u, "get", ns)
+		r.Resource = "secrets"
+		return r
+	}
+
+	// The bindings of writer w: a cluster binding for alice or erin and a
+	// namespaced one for devs or ops. Writer 0 ends with them bound,
+	// writer 1 with its cluster binding deleted.
+	bindings := func(w int) (*rbacv1.ClusterRoleBinding, *rbacv1.RoleBinding) {
+		if w == 0 {
+			return crb("b0", "pod-reader", userSubject("alice")), rb("ns", "r0", "ClusterRole", "pod-reader", groupSubject("devs"))
+		}
+		return crb("b1", "pod-reader", userSubject("erin")), rb("other", "r1", "ClusterRole", "pod-reader", groupSubject("ops"))
+	}
+	const writes = 500
+	deleted := func(w, i int) bool { return i%2 == w }
+
 	stop := make(chan struct{})
+	var readers, writers sync.WaitGroup
 	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		readers.Go(func() {
 			for {
+				if d, _, err := a.Authorize(context.Background(), secretsIn(bob, "ns")); d != authorizer.DecisionAllow || err != nil {
+					t.Errorf("bob's untouched binding: %v %v, want allowed", d, err)
+					return
+				}
+				if d, _, _ := a.Authorize(context.Background(), podsIn(bob, "get", "ns")); d == authorizer.DecisionAllow {
+					t.Error("bob, whom no binding being changed names, may get pods")
+					return
+				}
+				_, _, _ = a.Authorize(context.Background(), podsIn(alice, "get", "ns"))
+				_, _, _, _ = a.RulesFor(context.Background(), alice, "ns")
 				select {
 				case <-stop:
 					return
 				default:
-					_, _, _ = a.Authorize(context.Background(), podsIn(alice, "get", "ns"))
-					_, _, _, _ = a.RulesFor(context.Background(), alice, "ns")
 				}
 			}
-		}()
+		})
 	}
-	for i := range 500 {
-		mustUpsert(t, a, crb("b", "pod-reader", userSubject("alice")), rb("ns", "r", "ClusterRole", "pod-reader", groupSubject("devs")))
-		if i%2 == 0 {
-			_ = a.Delete(crb("b", ""))
+	for w := range 2 {
+		writers.Go(func() {
+			c, r := bindings(w)
+			for i := range writes {
+				if err := a.Upsert(c); err != nil {
+					t.Error(err)
+				}
+				if err := a.Upsert(r); err != nil {
+					t.Error(err)
+				}
+				if deleted(w, i) {
+					if err := a.Delete(c); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+	writers.Wait()
+	close(stop)
+	readers.Wait()
+
+	want := New()
+	mustUpsert(t, want, fixed...)
+	for w := range 2 {
+		c, r := bindings(w)
+		mustUpsert(t, want, r)
+		if !deleted(w, writes-1) {
+			mustUpsert(t, want, c)
 		}
 	}
-	close(stop)
-	wg.Wait()
+	for _, u := range []user.Info{alice, bob, erin, nobodyGroup} {
+		for _, ns := range []string{"", "ns", "other"} {
+			for _, attrs := range []authorizer.AttributesRecord{podsIn(u, "get", ns), secretsIn(u, ns)} {
+				got, _, _ := a.Authorize(context.Background(), attrs)
+				exp, _, _ := want.Authorize(context.Background(), attrs)
+				if got != exp {
+					t.Errorf("%s get %s in %q: %v after concurrent writes, %v after the same writes in order", u.GetName(), attrs.Resource, ns, got, exp)
+				}
+			}
+			got, _, _, _ := a.RulesFor(context.Background(), u, ns)
+			exp, _, _, _ := want.RulesFor(context.Background(), u, ns)
+			if len(got) != len(exp) {
+				t.Errorf("%s in %q: %d rules after concurrent writes, %d after the same writes in order", u.GetName(), ns, len(got), len(exp))
+			}
+		}
+	}
 }
