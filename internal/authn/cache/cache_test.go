@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -110,24 +111,30 @@ func TestDistinctTokensDistinctUsers(t *testing.T) {
 	}
 }
 
+// TestConcurrentMissesShareOneCall: callers that miss while a lookup of
+// the same token is in flight wait for it instead of asking again. Caching
+// is off, so a caller that came after the lookup would make a call of its
+// own; synctest.Wait releases the lookup only once every caller waits.
 func TestConcurrentMissesShareOneCall(t *testing.T) {
-	release := make(chan struct{})
-	inner := &counting{answer: func(tok string) (user.Info, bool, error) { <-release; return okFor(tok) }}
-	c := New(inner, Options{})
-	var wg sync.WaitGroup
-	for range 50 {
-		wg.Go(func() {
-			if _, ok, err := c.AuthenticateToken(context.Background(), "same"); !ok || err != nil {
-				t.Errorf("ok=%v err=%v", ok, err)
-			}
-		})
-	}
-	time.Sleep(20 * time.Millisecond)
-	close(release)
-	wg.Wait()
-	if n := inner.calls.Load(); n != 1 {
-		t.Fatalf("%d calls", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		inner := &counting{answer: func(tok string) (user.Info, bool, error) { <-release; return okFor(tok) }}
+		c := New(inner, Options{SuccessTTL: -1})
+		var wg sync.WaitGroup
+		for range 50 {
+			wg.Go(func() {
+				if _, ok, err := c.AuthenticateToken(context.Background(), "same"); !ok || err != nil {
+					t.Errorf("ok=%v err=%v", ok, err)
+				}
+			})
+		}
+		synctest.Wait()
+		close(release)
+		wg.Wait()
+		if n := inner.calls.Load(); n != 1 {
+			t.Fatalf("%d calls", n)
+		}
+	})
 }
 
 func TestWaiterGivesUp(t *testing.T) {
