@@ -79,13 +79,21 @@ func run(roots []string) ([]finding, error) {
 		fset := token.NewFileSet()
 		var files []*ast.File
 		for _, path := range paths {
+			if !strings.HasSuffix(path, "_test.go") {
+				// Only the files of test-only packages are checked.
+				f, err := parser.ParseFile(fset, path, nil, parser.PackageClauseOnly)
+				if err != nil {
+					return nil, err
+				}
+				if !strings.HasSuffix(f.Name.Name, "test") {
+					continue
+				}
+			}
 			f, err := parser.ParseFile(fset, path, nil, 0)
 			if err != nil {
 				return nil, err
 			}
-			if strings.HasSuffix(path, "_test.go") || strings.HasSuffix(f.Name.Name, "test") {
-				files = append(files, f)
-			}
+			files = append(files, f)
 		}
 		out = append(out, check(fset, files)...)
 	}
