@@ -36,7 +36,7 @@ func (h *Handler) parseSelection(res *registry.Resource, opts *metav1.ListOption
 	if opts.LabelSelector != "" {
 		ls, err := labels.Parse(opts.LabelSelector)
 		if err != nil {
-			return sel, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+			return sel, apierrors.NewBadRequest(err.Error())
 		}
 		sel.labels = ls
 	}

@@ -126,7 +126,7 @@ func TestVerbs(t *testing.T) {
 		{"unknown resource", "GET", "/api/v1/widgets", "", "", 404, "could not find the requested resource"},
 		{"cluster resource in namespace", "GET", "/api/v1/namespaces/default/nodes", "", "", 404, "could not find"},
 		{"unknown subresource", "GET", cm + "/a/status", "", "", 404, "could not find"},
-		{"bad label selector", "GET", cm + "?labelSelector=a%3D%3D%3Db", "", "", 400, "unable to parse requirement: found '=', expected: identifier"},
+		{"bad label selector", "GET", cm + "?labelSelector=a%3D%3D%3Db", "", "", 400, `"message":"unable to parse requirement: found '=', expected: identifier"`},
 		{"invalid webhook", "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", mediaJSON,
 			`{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"w"},"webhooks":[{"name":"bad","clientConfig":{"url":"https://example.com"},"sideEffects":"None","admissionReviewVersions":["v1"]}]}`,
 			422, `ValidatingWebhookConfiguration.admissionregistration.k8s.io \"w\" is invalid: webhooks[0].name`},
