@@ -42,10 +42,16 @@ func (s *Store) Check() error {
 	}
 	defer tx.Rollback()
 	var errs []error
-	for err := range tx.Check() {
-		errs = append(errs, err)
+	err = guard("check", func() error {
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		errs = append(errs, checkLayout(tx)...)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
 	}
-	errs = append(errs, checkLayout(tx)...)
 	if len(errs) > 0 {
 		return fmt.Errorf("check: %w: %w", ErrCorrupt, errors.Join(errs...))
 	}

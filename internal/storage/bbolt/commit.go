@@ -3,6 +3,7 @@ package bbolt
 import (
 	"bytes"
 	"fmt"
+	"runtime/debug"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -14,6 +15,9 @@ import (
 func (s *Store) commitLoop() {
 	defer s.wg.Done()
 	defer close(s.committerDone)
+	// A write that meets a page past the end of a file truncated under the
+	// store faults: make that a panic that apply recovers.
+	debug.SetPanicOnFault(true)
 	batch := make([]*op, 0, s.opts.MaxBatch)
 	for {
 		select {
@@ -61,12 +65,19 @@ func (s *Store) commit(batch []*op) {
 
 // apply runs batch in a read-write transaction and commits it when any
 // write succeeded. It returns the events of the successful writes and the
-// new current revision; an error means nothing was written.
-func (s *Store) apply(batch []*op) ([]storage.Event, int64, error) {
+// new current revision; an error means nothing was written. A panic of
+// bbolt on a damaged page fails the batch with ErrDamaged.
+func (s *Store) apply(batch []*op) (events []storage.Event, rev int64, err error) {
 	tx, err := s.db.Begin(true)
 	if err != nil {
 		return nil, 0, fmt.Errorf("begin: %w", err)
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			_ = tx.Rollback()
+			events, rev, err = nil, 0, s.logDamage(damage("write", r))
+		}
+	}()
 	m, err := readMeta(tx)
 	if err != nil {
 		return nil, 0, rollback(tx, err)
@@ -74,7 +85,7 @@ func (s *Store) apply(batch []*op) ([]storage.Event, int64, error) {
 	keys, log := tx.Bucket(keysBucket), tx.Bucket(logBucket)
 	// The log only grows at its end: fill its pages.
 	log.FillPercent = 0.95
-	events := make([]storage.Event, 0, len(batch))
+	events = make([]storage.Event, 0, len(batch))
 	for _, o := range batch {
 		ev, err := applyOne(keys, log, o, m.current+1)
 		if err != nil {

@@ -28,7 +28,7 @@ func (s *Store) Compact(ctx context.Context, revision int64) error {
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
 	var changed bool
-	err := closedErr(s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		m, err := readMeta(tx)
 		if err != nil {
 			return err
@@ -42,7 +42,7 @@ func (s *Store) Compact(ctx context.Context, revision int64) error {
 		m.compacted = revision
 		changed = true
 		return writeMeta(tx, m)
-	}))
+	})
 	if err != nil {
 		return fmt.Errorf("compact at %d: %w", revision, err)
 	}
@@ -63,7 +63,7 @@ func (s *Store) purgeLog(revision int64) error {
 	last := revKey(revision)
 	for {
 		var n int
-		err := s.db.Update(func(tx *bolt.Tx) error {
+		err := s.update(func(tx *bolt.Tx) error {
 			b := tx.Bucket(logBucket)
 			c := b.Cursor()
 			var doomed [][]byte

@@ -2,7 +2,10 @@ package bbolt
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -27,26 +30,61 @@ type meta struct {
 	compacted int64 // revisions up to this one are gone from the log
 }
 
-// initBuckets creates the layout in a new file and checks the format of an
-// existing one.
-func initBuckets(tx *bolt.Tx) error {
+// initLayout writes the layout of an empty store.
+func initLayout(tx *bolt.Tx) error {
 	for _, name := range [][]byte{keysBucket, logBucket, metaBucket} {
-		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+		if _, err := tx.CreateBucket(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}
 	}
-	mb := tx.Bucket(metaBucket)
-	switch f := mb.Get(formatKey); {
-	case f == nil:
-		if err := mb.Put(formatKey, []byte{recordFormat}); err != nil {
-			return fmt.Errorf("write format: %w", err)
-		}
-		return writeMeta(tx, meta{})
-	case len(f) != 1 || f[0] != recordFormat:
-		return fmt.Errorf("%w: format %x, this version reads %d", ErrUnsupportedFormat, f, recordFormat)
+	if err := tx.Bucket(metaBucket).Put(formatKey, []byte{recordFormat}); err != nil {
+		return fmt.Errorf("write format: %w", err)
 	}
-	return nil
+	return writeMeta(tx, meta{})
 }
+
+// errNoLayout is a bbolt file without any bucket: one that an earlier
+// version, which created stores in place, left when it crashed before its
+// first commit.
+var errNoLayout = errors.New("no buckets")
+
+// loadLayout checks that the file holds this layout in a format this
+// version reads, and returns the meta bucket's state.
+func loadLayout(tx *bolt.Tx) (meta, error) {
+	var missing []string
+	for _, name := range [][]byte{keysBucket, logBucket, metaBucket} {
+		if tx.Bucket(name) == nil {
+			missing = append(missing, string(name))
+		}
+	}
+	if len(missing) == 3 {
+		var others []string
+		err := tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			if len(others) == 5 {
+				others = append(others, "...")
+				return errStop
+			}
+			others = append(others, strconv.Quote(string(name)))
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			return meta{}, err
+		}
+		if len(others) == 0 {
+			return meta{}, errNoLayout
+		}
+		return meta{}, fmt.Errorf("%w: a bbolt file with other buckets (%s)", ErrNotStore, strings.Join(others, ", "))
+	}
+	if len(missing) > 0 {
+		return meta{}, fmt.Errorf("%w: bucket %s missing", ErrCorrupt, strings.Join(missing, ", "))
+	}
+	if f := tx.Bucket(metaBucket).Get(formatKey); len(f) != 1 || f[0] != recordFormat {
+		return meta{}, fmt.Errorf("%w: format %x, this version reads %d", ErrUnsupportedFormat, f, recordFormat)
+	}
+	return readMeta(tx)
+}
+
+var errStop = errors.New("stop")
 
 func readMeta(tx *bolt.Tx) (meta, error) {
 	mb := tx.Bucket(metaBucket)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -36,33 +37,30 @@ type Store struct {
 
 var _ storage.Store = (*Store)(nil)
 
-// Open opens or creates the store in the file at path and starts its
-// committer and, if configured, its compaction loop; Close stops them.
+// Open opens the store in the file at path, or creates it when there is
+// no file, and starts its committer and, if configured, its compaction
+// loop; Close stops them. A file that is empty, not bbolt's, damaged or
+// not a store is refused with ErrEmptyFile, ErrNotBolt, ErrDamaged or
+// ErrNotStore: see "Damaged files" in the package documentation.
 func Open(path string, opts Options) (*Store, error) {
 	opts = opts.withDefaults()
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout: opts.LockTimeout,
-		// Like etcd: the freelist is rebuilt on open instead of written on
-		// every commit, which saves a page write per transaction.
-		NoFreelistSync:  true,
-		FreelistType:    bolt.FreelistMapType,
-		InitialMmapSize: opts.InitialMmapSize,
-	})
+	db, err := openFile(path, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	var m meta
-	err = db.Update(func(tx *bolt.Tx) error {
-		if err := initBuckets(tx); err != nil {
+	err = guard("open", func() error {
+		return db.View(func(tx *bolt.Tx) (err error) {
+			m, err = loadLayout(tx)
 			return err
-		}
-		var err error
-		m, err = readMeta(tx)
-		return err
+		})
 	})
+	if errors.Is(err, errNoLayout) {
+		err = guard("open", func() error { return db.Update(initLayout) })
+	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open %s: %w", path, err), db.Close())
 	}
@@ -123,9 +121,38 @@ func (s *Store) usable(ctx context.Context) error {
 	}
 }
 
-// view runs fn in a read transaction.
+// view runs fn in a read transaction. A read that meets a damaged page
+// fails with ErrDamaged instead of crashing the process.
 func (s *Store) view(fn func(tx *bolt.Tx) error) error {
-	return closedErr(s.db.View(fn))
+	return s.logDamage(closedErr(guard("read", func() error { return s.db.View(fn) })))
+}
+
+// update runs fn in a write transaction, guarded like view.
+func (s *Store) update(fn func(tx *bolt.Tx) error) error {
+	return s.logDamage(closedErr(guard("write", func() error { return s.db.Update(fn) })))
+}
+
+// guard runs fn, which reads the file through bbolt's memory map, and turns
+// a panic of bbolt on a damaged page, or a memory fault on a page past the
+// end of a file truncated under it, into an error wrapping ErrDamaged.
+// bbolt's View and Update roll their transaction back on the way out.
+func guard(what string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = damage(what, r)
+		}
+	}()
+	return fn()
+}
+
+// logDamage logs an error that guard made: the caller sees an error like
+// any other, the operator needs to know the file is damaged.
+func (s *Store) logDamage(err error) error {
+	if errors.Is(err, ErrDamaged) {
+		s.opts.Logger.Error("bbolt store: damaged page", "file", s.db.Path(), "err", err)
+	}
+	return err
 }
 
 // closedErr reports bbolt's error for a file closed under a running call
