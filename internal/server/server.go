@@ -69,7 +69,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	storeOpts := bbolt.Options{CompactInterval: cfg.CompactionInterval, Logger: log}
 	store, err := bbolt.Open(cfg.dbPath(), storeOpts)
 	if err != nil {
-		return fmt.Errorf("opening store %s: %w", cfg.dbPath(), err)
+		return fmt.Errorf("--data-dir: %w", err)
 	}
 	defer store.Close()
 
