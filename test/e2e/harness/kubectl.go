@@ -18,6 +18,9 @@ const kubectlTimeout = 60 * time.Second
 // printed. err is non-nil when kubectl exits non-zero (an *exec.ExitError).
 func (s *Server) Kubectl(t testing.TB, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	// The first call of the process may build kubectl, which takes minutes
+	// on a fresh checkout: that must not count against the command.
+	KubectlPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
 	defer cancel()
 	cmd := s.KubectlCommand(ctx, t, args...)
@@ -45,7 +48,8 @@ func (s *Server) MustKubectl(t testing.TB, args ...string) string {
 
 // KubectlCommand prepares (without starting) a kubectl run against the
 // server, for commands that run in the background such as `get -w` or
-// `wait`. ctx kills the process when done.
+// `wait`. ctx kills the process when done; a caller whose ctx has a
+// deadline calls KubectlPath first, since the first call may build kubectl.
 func (s *Server) KubectlCommand(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
 	full := append([]string{"--kubeconfig", s.Kubeconfig, "--cache-dir", s.cacheDir}, args...)
