@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/pprof"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -35,13 +33,11 @@ import (
 	"github.com/portcullis/portcullis/internal/controllers/policystatus"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/discovery"
-	"github.com/portcullis/portcullis/internal/healthz"
 	"github.com/portcullis/portcullis/internal/metrics"
 	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/openapi"
 	"github.com/portcullis/portcullis/internal/printers"
 	"github.com/portcullis/portcullis/internal/registry"
-	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/rest"
 	"github.com/portcullis/portcullis/internal/reviews"
 	"github.com/portcullis/portcullis/internal/storage"
@@ -222,58 +218,12 @@ func newAPI(d apiDeps) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
-	v2, v3 := docs.V2Handler(), docs.V3Handler()
-	storeCheck := healthz.Check{Name: "etcd", Fn: func(ctx context.Context) error {
-		_, _, err := store.Revision(ctx)
-		return err
-	}}
-	authzCheck := healthz.Check{Name: "poststarthook/authorization-informers-synced", Fn: func(context.Context) error { return authorization.Ready() }}
-	readyCheck := healthz.Check{Name: "shutdown", Fn: func(context.Context) error {
-		if !a.ready.Load() {
-			return errors.New("server is not accepting requests")
-		}
-		return nil
-	}}
-	authnCheck := healthz.Check{Name: "poststarthook/authentication-config-issuers", Fn: func(context.Context) error { return authentication.Health() }}
-	health := healthz.Handler{Endpoint: "healthz", Checks: []healthz.Check{healthz.Ping, storeCheck}}
-	live := healthz.Handler{Endpoint: "livez", Checks: []healthz.Check{healthz.Ping, storeCheck}}
-	ready := healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, storeCheck, authnCheck, authzCheck, readyCheck}}
+	checks := healthChecks{store: store, authn: authentication.Health, authz: authorization.Ready, ready: &a.ready}
 	if encrypted != nil && encrypted.HasKMS() {
-		// As kube-apiserver: one check for all KMS plugins, on healthz
-		// and readyz but not livez (a plugin that is down is no reason to
-		// restart the server).
-		kms := healthz.Check{Name: "kms-providers", Fn: encrypted.Check}
-		health.Checks = append(health.Checks, kms)
-		ready.Checks = append(ready.Checks, kms)
+		checks.kms = encrypted.Check
 	}
-
-	var mux http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		st := request.StateFrom(r.Context())
-		switch {
-		case st.Info.IsResourceRequest:
-			restHandler.ServeHTTP(w, r)
-		case p == "/healthz" || strings.HasPrefix(p, "/healthz/"):
-			health.ServeHTTP(w, r)
-		case p == "/livez" || strings.HasPrefix(p, "/livez/"):
-			live.ServeHTTP(w, r)
-		case p == "/readyz" || strings.HasPrefix(p, "/readyz/"):
-			ready.ServeHTTP(w, r)
-		case p == "/version" || p == "/version/":
-			v := version.Info()
-			writeJSON(w, http.StatusOK, &v)
-		case p == "/openapi/v2":
-			v2.ServeHTTP(w, r)
-		case p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
-			v3.ServeHTTP(w, r)
-		case cfg.Profiling && strings.HasPrefix(p, "/debug/pprof"):
-			servePprof(w, r)
-		case serviceAccounts.Discovery.Serve(w, r):
-		case disc.Serve(w, r):
-		default:
-			notFound(w, r, rs)
-		}
-	})
+	mux := router{rest: restHandler, responder: rs, health: checks.handlers(), openapiV2: docs.V2Handler(), openapiV3: docs.V3Handler(),
+		profiling: cfg.Profiling, issuer: serviceAccounts.Discovery, discovery: disc}
 	h, err := a.filters(mux, cfg, chainAuthz, authentication.Request, metricsRegistry, rs, d.log)
 	if err != nil {
 		return nil, err
@@ -407,20 +357,4 @@ func openAPIResources(reg *registry.Registry) []openapi.Resource {
 		out = append(out, r)
 	}
 	return out
-}
-
-// servePprof serves the Go profiler under /debug/pprof/.
-func servePprof(w http.ResponseWriter, r *http.Request) {
-	switch strings.TrimPrefix(r.URL.Path, "/debug/pprof/") {
-	case "cmdline":
-		pprof.Cmdline(w, r)
-	case "profile":
-		pprof.Profile(w, r)
-	case "symbol":
-		pprof.Symbol(w, r)
-	case "trace":
-		pprof.Trace(w, r)
-	default:
-		pprof.Index(w, r)
-	}
 }
