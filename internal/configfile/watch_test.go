@@ -119,7 +119,13 @@ func TestWatcher(t *testing.T) {
 	write("four")
 	next("four")
 
-	if got := testutil.ToFloat64(m.reloads.WithLabelValues("success", Hash([]byte("me")))); got != 3 {
+	// The watcher records the verdict once Apply has returned: wait for
+	// the last one.
+	successes := func() float64 { return testutil.ToFloat64(m.reloads.WithLabelValues("success", Hash([]byte("me")))) }
+	for deadline := time.Now().Add(5 * time.Second); successes() < 3 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := successes(); got != 3 {
 		t.Errorf("successes = %v, want 3", got)
 	}
 	if got := testutil.ToFloat64(m.reloads.WithLabelValues("failure", Hash([]byte("me")))); got < 3 {
