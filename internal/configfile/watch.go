@@ -100,8 +100,8 @@ func (w *Watcher) logger() *slog.Logger {
 func (w *Watcher) check(ctx context.Context, log *slog.Logger, tracked string) (string, error) {
 	data, err := os.ReadFile(w.Path)
 	if err != nil {
-		log.Error(w.What+": reading the file failed, keeping the current configuration", "err", err)
 		w.Metrics.Failure()
+		log.Error(w.What+": reading the file failed, keeping the current configuration", "err", err)
 		return tracked, err
 	}
 	hash := Hash(data)
@@ -111,8 +111,8 @@ func (w *Watcher) check(ctx context.Context, log *slog.Logger, tracked string) (
 	err = w.Apply(ctx, data, hash)
 	switch {
 	case err == nil:
-		log.Info(w.What+": reloaded", "hash", hash)
 		w.Metrics.Success(hash)
+		log.Info(w.What+": reloaded", "hash", hash)
 		return hash, nil
 	case errors.Is(err, ErrUnchanged):
 		log.Debug(w.What+": new content, same configuration; nothing to reload", "hash", hash)
@@ -121,8 +121,10 @@ func (w *Watcher) check(ctx context.Context, log *slog.Logger, tracked string) (
 		// Stopping: the content was not judged, so it is not tracked.
 		return tracked, err
 	}
-	log.Error(w.What+": not applied, keeping the current configuration", "hash", hash, "err", err)
+	// Counted before it is logged, so that whoever reads the log finds
+	// the metric already up to date.
 	w.Metrics.Failure()
+	log.Error(w.What+": not applied, keeping the current configuration", "hash", hash, "err", err)
 	if errors.Is(err, ErrRetry) {
 		return tracked, err
 	}
