@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // findings returns "function:line" for each finding in src, a file of
@@ -29,208 +30,28 @@ func findings(t *testing.T, src string) []string {
 	return out
 }
 
+// TestCheck runs the check on each testdata/cases/*.src (a file of package
+// p without its package clause; line 1 is its first line) and compares the
+// findings with the .want beside it, one "function:line" a line. The cases
+// live in files so that this test holds no duration comparison of its own.
 func TestCheck(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		src  string // line 1 is the first line of src
-		want []string
-	}{
-		{
-			name: "time.Since compared",
-			src: `import "time"
-func TestA(t *testing.T) {
-	start := time.Now()
-	if time.Since(start) > time.Second {
-		t.Fatal("slow")
+	srcs, err := filepath.Glob(filepath.Join("testdata", "cases", "*.src"))
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("no cases: %v", err)
 	}
-}`,
-			want: []string{"TestA:4"},
-		},
-		{
-			name: "variable assigned from time.Since, in an if",
-			src: `import "time"
-func TestA(t *testing.T) {
-	start := time.Now()
-	if d := time.Since(start); d > time.Second {
-		t.Fatal("slow")
-	}
-}`,
-			want: []string{"TestA:4"},
-		},
-		{
-			name: "Sub of a clock reading, transitively",
-			src: `import "time"
-func TestA(t *testing.T) {
-	start := time.Now()
-	end := time.Now()
-	took := end.Sub(start)
-	perOp := took / 10
-	if perOp.Milliseconds() >= 5 {
-		t.Fatal("slow")
-	}
-}`,
-			want: []string{"TestA:7"},
-		},
-		{
-			name: "time.Until of a deadline",
-			src: `import "time"
-func TestA(t *testing.T) {
-	deadline := time.Now().Add(time.Second)
-	if left := time.Until(deadline); left < 0 {
-		t.Fatal("late")
-	}
-	if deadline.Sub(time.Now()).Seconds() < 1 {
-		t.Fatal("late")
-	}
-}`,
-			want: []string{"TestA:4", "TestA:7"},
-		},
-		{
-			name: "renamed time import",
-			src: `import clock "time"
-func TestA(t *testing.T) {
-	start := clock.Now()
-	if clock.Since(start) > clock.Second {
-		t.Fatal("slow")
-	}
-}`,
-			want: []string{"TestA:4"},
-		},
-		{
-			name: "in a function literal of a test, and a slice of samples",
-			src: `import "time"
-func TestA(t *testing.T) {
-	var lat []time.Duration
-	t.Run("x", func(t *testing.T) {
-		start := time.Now()
-		lat = append(lat, time.Since(start))
-	})
-	for _, l := range lat {
-		if l > time.Second {
-			t.Fatal("slow")
-		}
-	}
-}`,
-			want: []string{"TestA:9"},
-		},
-		{
-			name: "helper returning a measured duration",
-			src: `import "time"
-func timed(f func()) time.Duration {
-	start := time.Now()
-	f()
-	return time.Since(start)
-}
-func TestA(t *testing.T) {
-	perRequest := func() time.Duration { return timed(func() {}) }
-	small, large := perRequest(), perRequest()
-	if large > 2*small {
-		t.Fatal("does not scale")
-	}
-}`,
-			want: []string{"TestA:10"},
-		},
-		{
-			name: "method of a test type",
-			src: `import "time"
-type env struct{ start time.Time }
-func (e *env) check(t *testing.T) {
-	if d := time.Since(e.start); d > time.Second {
-		t.Fatal("slow")
-	}
-}`,
-			want: []string{"*env.check:4"},
-		},
-		{
-			name: "benchmarks and their helpers may compare",
-			src: `import "time"
-func BenchmarkA(b *testing.B) {
-	start := time.Now()
-	if time.Since(start) > time.Second {
-		b.Log("slow")
-	}
-}
-func measure(b *testing.B) {
-	start := time.Now()
-	if time.Since(start) > time.Second {
-		b.Log("slow")
-	}
-}
-func TestA(t *testing.T) {
-	testing.Benchmark(func(b *testing.B) {
-		start := time.Now()
-		if time.Since(start) > time.Second {
-			b.Log("slow")
-		}
-	})
-}`,
-		},
-		{
-			name: "a polling deadline is not a measured duration",
-			src: `import "time"
-func TestA(t *testing.T) {
-	deadline := time.Now().Add(5 * time.Second)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatal("never done")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	ts := time.Now()
-	if ts.Before(deadline) {
-	}
-}`,
-		},
-		{
-			name: "logging a duration is fine",
-			src: `import "time"
-func TestA(t *testing.T) {
-	start := time.Now()
-	t.Logf("took %v", time.Since(start))
-	if d := time.Since(start); d == 0 {
-		t.Log("no time at all")
-	}
-}`,
-		},
-		{
-			name: "configured durations and non-clock Sub",
-			src: `import "time"
-func TestA(t *testing.T) {
-	timeout := 2 * time.Second
-	if timeout > time.Second {
-	}
-	var a, b big.Int
-	if a.Sub(&a, &b).Sign() > 0 {
-	}
-	exp := time.Unix(100, 0)
-	if exp.Sub(time.Unix(0, 0)) > time.Minute {
-	}
-}`,
-		},
-		{
-			name: "a shadowed name is another variable",
-			src: `import "time"
-func TestA(t *testing.T) {
-	{
-		d := time.Since(time.Now())
-		t.Log(d)
-	}
-	d := 3 * time.Second
-	if d > time.Second {
-	}
-}`,
-		},
-		{
-			name: "file without package time",
-			src: `func TestA(t *testing.T) {
-	start := time.Now()
-	if time.Since(start) > 1 {
-	}
-}`,
-		},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, findings(t, tt.src)); diff != "" {
+	for _, path := range srcs {
+		name := strings.TrimSuffix(filepath.Base(path), ".src")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantData, err := os.ReadFile(strings.TrimSuffix(path, ".src") + ".want")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Fields(string(wantData))
+			if diff := cmp.Diff(want, findings(t, string(src)), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
@@ -241,14 +62,17 @@ func TestA(t *testing.T) {
 // and no other files.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
-	bad := "import \"time\"\nfunc Slow(start time.Time) bool { return time.Since(start) > time.Second }\n"
+	bad, err := os.ReadFile(filepath.Join("testdata", "cases", "01-time-since-compared.src"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	write := func(path, pkg string) {
 		t.Helper()
 		path = filepath.Join(dir, path)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, []byte("package "+pkg+"\n"+bad), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte("package "+pkg+"\n"+string(bad)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
