@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -108,6 +109,9 @@ func Builtin() []*Resource {
 			New: func() runtime.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} }, NewList: func() runtime.Object { return &admissionregistrationv1.ValidatingWebhookConfigurationList{} }},
 		{GVR: adm("mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Categories: []string{"api-extensions"}, Generation: true,
 			New: func() runtime.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} }, NewList: func() runtime.Object { return &admissionregistrationv1.MutatingWebhookConfigurationList{} }},
+
+		{GVR: gvr("apiextensions.k8s.io", "v1", "customresourcedefinitions"), Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Status: true, Generation: true,
+			New: func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} }, NewList: func() runtime.Object { return &apiextensionsv1.CustomResourceDefinitionList{} }},
 
 		{GVR: gvr("coordination.k8s.io", "v1", "leases"), Kind: "Lease", Namespaced: true,
 			New: func() runtime.Object { return &coordinationv1.Lease{} }, NewList: func() runtime.Object { return &coordinationv1.LeaseList{} }},

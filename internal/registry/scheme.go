@@ -2,6 +2,7 @@ package registry
 
 import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -10,7 +11,7 @@ import (
 
 // NewScheme returns a scheme that knows every built-in type served here,
 // the meta.k8s.io types (Table, PartialObjectMetadata, Status, WatchEvent)
-// and autoscaling/v1 Scale.
+// autoscaling/v1 Scale and apiextensions.k8s.io/v1.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
@@ -20,6 +21,9 @@ func NewScheme() (*runtime.Scheme, error) {
 		return nil, err
 	}
 	if err := autoscalingv1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
 		return nil, err
 	}
 	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
