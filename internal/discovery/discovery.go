@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,9 +22,17 @@ type Writer interface {
 	Object(w http.ResponseWriter, r *http.Request, code int, obj runtime.Object)
 }
 
-// Handler serves discovery.
+// Handler serves discovery. Its documents are rebuilt from the registry
+// whenever Refresh is called (custom resources come and go) and swapped
+// in at once.
 type Handler struct {
-	out         Writer
+	out Writer
+	reg *registry.Registry
+	cur atomic.Pointer[documents]
+}
+
+// documents is one consistent set of discovery documents.
+type documents struct {
 	groups      *metav1.APIGroupList
 	groupByName map[string]*metav1.APIGroup
 	resources   map[schema.GroupVersion]*metav1.APIResourceList
@@ -37,37 +46,60 @@ const aggregatedMedia = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroup
 
 // New builds every discovery document from reg.
 func New(reg *registry.Registry, out Writer) (*Handler, error) {
-	h := &Handler{
-		out:         out,
+	h := &Handler{out: out, reg: reg}
+	if err := h.Refresh(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Refresh rebuilds the documents from the registry's resources now.
+func (h *Handler) Refresh() error {
+	d, err := build(h.reg)
+	if err != nil {
+		return err
+	}
+	h.cur.Store(d)
+	return nil
+}
+
+func build(reg *registry.Registry) (*documents, error) {
+	d := &documents{
 		groups:      &metav1.APIGroupList{},
 		groupByName: map[string]*metav1.APIGroup{},
 		resources:   map[schema.GroupVersion]*metav1.APIResourceList{},
 	}
 	agg := map[string]*apidiscoveryv2.APIGroupDiscovery{}
-	var aggOrder []string
+	aggVersion := map[schema.GroupVersion]int{}
+	groupIndex := map[string]int{}
+	var order []string
 	for _, gv := range reg.GroupVersions() {
-		h.resources[gv] = &metav1.APIResourceList{GroupVersion: gv.String()}
-		if gv.Group != "" {
-			if _, ok := h.groupByName[gv.Group]; !ok {
-				gvd := metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: gv.Version}
-				g := metav1.APIGroup{Name: gv.Group, Versions: []metav1.GroupVersionForDiscovery{gvd}, PreferredVersion: gvd}
-				h.groups.Groups = append(h.groups.Groups, g)
-				h.groupByName[gv.Group] = &h.groups.Groups[len(h.groups.Groups)-1]
+		d.resources[gv] = &metav1.APIResourceList{GroupVersion: gv.String()}
+		gvd := metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: gv.Version}
+		g, ok := agg[gv.Group]
+		if !ok {
+			// The first version registered for a group is its preferred one.
+			g = &apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: gv.Group}}
+			agg[gv.Group] = g
+			order = append(order, gv.Group)
+			if gv.Group != "" {
+				groupIndex[gv.Group] = len(d.groups.Groups)
+				d.groups.Groups = append(d.groups.Groups, metav1.APIGroup{Name: gv.Group, PreferredVersion: gvd})
 			}
 		}
-		if _, ok := agg[gv.Group]; !ok {
-			agg[gv.Group] = &apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: gv.Group},
-				Versions: []apidiscoveryv2.APIVersionDiscovery{{Version: gv.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}}}
-			aggOrder = append(aggOrder, gv.Group)
+		aggVersion[gv] = len(g.Versions)
+		g.Versions = append(g.Versions, apidiscoveryv2.APIVersionDiscovery{Version: gv.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent})
+		if gv.Group != "" {
+			grp := &d.groups.Groups[groupIndex[gv.Group]]
+			grp.Versions = append(grp.Versions, gvd)
 		}
 	}
-	// Pointers into the slice above may have moved while appending.
-	for i := range h.groups.Groups {
-		h.groupByName[h.groups.Groups[i].Name] = &h.groups.Groups[i]
+	for i := range d.groups.Groups {
+		d.groupByName[d.groups.Groups[i].Name] = &d.groups.Groups[i]
 	}
 	for _, res := range reg.All() {
 		gv := res.GVR.GroupVersion()
-		list := h.resources[gv]
+		list := d.resources[gv]
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name: res.GVR.Resource, SingularName: res.Singular, Namespaced: res.Namespaced, Kind: res.Kind,
 			Verbs: res.AllVerbs(), ShortNames: res.ShortNames, Categories: res.Categories,
@@ -104,24 +136,24 @@ func New(reg *registry.Registry, out Writer) (*Handler, error) {
 			rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: "finalize",
 				ResponseKind: rd.ResponseKind, Verbs: []string{"update"}})
 		}
-		g := agg[gv.Group]
-		g.Versions[0].Resources = append(g.Versions[0].Resources, rd)
+		v := &agg[gv.Group].Versions[aggVersion[gv]]
+		v.Resources = append(v.Resources, rd)
 	}
 	var err error
 	core := &apidiscoveryv2.APIGroupDiscoveryList{Items: []apidiscoveryv2.APIGroupDiscovery{*agg[""]}}
 	groups := &apidiscoveryv2.APIGroupDiscoveryList{}
-	for _, name := range aggOrder {
+	for _, name := range order {
 		if name != "" {
 			groups.Items = append(groups.Items, *agg[name])
 		}
 	}
-	if h.aggCore, h.etagCore, err = encodeAggregated(core); err != nil {
+	if d.aggCore, d.etagCore, err = encodeAggregated(core); err != nil {
 		return nil, err
 	}
-	if h.aggGroups, h.etagGroups, err = encodeAggregated(groups); err != nil {
+	if d.aggGroups, d.etagGroups, err = encodeAggregated(groups); err != nil {
 		return nil, err
 	}
-	return h, nil
+	return d, nil
 }
 
 func encodeAggregated(l *apidiscoveryv2.APIGroupDiscoveryList) ([]byte, string, error) {
@@ -168,10 +200,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Serve serves r if its path is a discovery path and reports whether it did.
 func (h *Handler) Serve(w http.ResponseWriter, r *http.Request) bool {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	d := h.cur.Load()
 	switch {
 	case len(parts) == 1 && parts[0] == "api":
 		if wantsAggregated(r) {
-			h.writeAggregated(w, r, h.aggCore, h.etagCore)
+			h.writeAggregated(w, r, d.aggCore, d.etagCore)
 			return true
 		}
 		h.out.Object(w, r, http.StatusOK, &metav1.APIVersions{Versions: []string{"v1"},
@@ -179,23 +212,23 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	case len(parts) == 1 && parts[0] == "apis":
 		if wantsAggregated(r) {
-			h.writeAggregated(w, r, h.aggGroups, h.etagGroups)
+			h.writeAggregated(w, r, d.aggGroups, d.etagGroups)
 			return true
 		}
-		h.out.Object(w, r, http.StatusOK, h.groups.DeepCopy())
+		h.out.Object(w, r, http.StatusOK, d.groups.DeepCopy())
 		return true
 	case len(parts) == 2 && parts[0] == "api":
-		if l, ok := h.resources[schema.GroupVersion{Version: parts[1]}]; ok {
+		if l, ok := d.resources[schema.GroupVersion{Version: parts[1]}]; ok {
 			h.out.Object(w, r, http.StatusOK, l.DeepCopy())
 			return true
 		}
 	case len(parts) == 2 && parts[0] == "apis":
-		if g, ok := h.groupByName[parts[1]]; ok {
+		if g, ok := d.groupByName[parts[1]]; ok {
 			h.out.Object(w, r, http.StatusOK, g.DeepCopy())
 			return true
 		}
 	case len(parts) == 3 && parts[0] == "apis":
-		if l, ok := h.resources[schema.GroupVersion{Group: parts[1], Version: parts[2]}]; ok {
+		if l, ok := d.resources[schema.GroupVersion{Group: parts[1], Version: parts[2]}]; ok {
 			h.out.Object(w, r, http.StatusOK, l.DeepCopy())
 			return true
 		}

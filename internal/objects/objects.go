@@ -65,6 +65,9 @@ func (o *Objects) ResourceOf(obj runtime.Object) (*registry.Resource, error) {
 // Decode turns a stored value into a typed object whose resourceVersion
 // is the value's revision.
 func (o *Objects) Decode(res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
+	if res.Custom != nil {
+		return decodeCustom(res, kv)
+	}
 	obj := res.New()
 	if _, _, err := o.proto.Decode(kv.Value, nil, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", kv.Key, err)
@@ -80,6 +83,9 @@ func (o *Objects) Decode(res *registry.Resource, kv storage.KeyValue) (runtime.O
 
 // Encode serializes obj for the store, without its resourceVersion.
 func (o *Objects) Encode(res *registry.Resource, obj runtime.Object) ([]byte, error) {
+	if res.Custom != nil {
+		return encodeCustom(res, obj)
+	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,9 @@ package registry
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,6 +47,8 @@ type Resource struct {
 	// Virtual resources are not stored: a create is answered by a
 	// function of the request (reviews such as TokenReview).
 	Virtual bool
+	// Custom is set for the resources of CustomResourceDefinitions.
+	Custom *Custom
 }
 
 // Connector is a subresource of a stored object served by a function.
@@ -101,45 +105,105 @@ func (r *Resource) Key(ns, name string) string {
 	return r.KeyPrefix() + name
 }
 
-// Registry indexes the served resources.
+// Registry indexes the served resources: the built-in ones, fixed at
+// construction, and the custom ones, which SetCustom replaces as
+// CustomResourceDefinitions come and go. Reads see one consistent set
+// of custom resources and never block.
 type Registry struct {
+	builtin *index
+	custom  atomic.Pointer[index]
+}
+
+// index is one immutable set of resources.
+type index struct {
 	all    []*Resource
 	byGVR  map[schema.GroupVersionResource]*Resource
 	byKind map[schema.GroupVersionKind]*Resource
 }
 
-// New indexes resources; duplicate resources are a programming error reported as such.
-func New(resources []*Resource) (*Registry, error) {
-	reg := &Registry{
-		byGVR:  map[schema.GroupVersionResource]*Resource{},
-		byKind: map[schema.GroupVersionKind]*Resource{},
+func newIndex(resources []*Resource) (*index, error) {
+	ix := &index{
+		byGVR:  make(map[schema.GroupVersionResource]*Resource, len(resources)),
+		byKind: make(map[schema.GroupVersionKind]*Resource, len(resources)),
 	}
 	for _, r := range resources {
-		if _, dup := reg.byGVR[r.GVR]; dup {
+		if _, dup := ix.byGVR[r.GVR]; dup {
 			return nil, fmt.Errorf("registry: resource %s listed twice", r.GVR)
 		}
 		if r.Singular == "" {
 			r.Singular = strings.ToLower(r.Kind)
 		}
-		reg.all = append(reg.all, r)
-		reg.byGVR[r.GVR] = r
-		reg.byKind[r.GVK()] = r
+		ix.all = append(ix.all, r)
+		ix.byGVR[r.GVR] = r
+		ix.byKind[r.GVK()] = r
 	}
+	return ix, nil
+}
+
+// New indexes the built-in resources; duplicate resources are a
+// programming error reported as such.
+func New(resources []*Resource) (*Registry, error) {
+	ix, err := newIndex(resources)
+	if err != nil {
+		return nil, err
+	}
+	reg := &Registry{builtin: ix}
+	reg.custom.Store(&index{})
 	return reg, nil
 }
 
-// All returns the resources in registration order.
-func (reg *Registry) All() []*Resource { return reg.all }
+// SetCustom replaces the custom resources. A custom resource may not
+// take the place of a built-in one: such resources are left out and
+// reported in the error, the others are served.
+func (reg *Registry) SetCustom(resources []*Resource) error {
+	var keep []*Resource
+	var clash []string
+	for _, r := range resources {
+		if _, builtin := reg.builtin.byGVR[r.GVR]; builtin {
+			clash = append(clash, r.GVR.String())
+			continue
+		}
+		keep = append(keep, r)
+	}
+	ix, err := newIndex(keep)
+	if err != nil {
+		return err
+	}
+	reg.custom.Store(ix)
+	if len(clash) > 0 {
+		return fmt.Errorf("registry: custom resources %s would replace built-in ones", strings.Join(clash, ", "))
+	}
+	return nil
+}
+
+// All returns the built-in resources in registration order, then the
+// custom ones.
+func (reg *Registry) All() []*Resource {
+	custom := reg.custom.Load()
+	if len(custom.all) == 0 {
+		return reg.builtin.all
+	}
+	return append(slices.Clip(reg.builtin.all), custom.all...)
+}
+
+// Builtin returns the built-in resources only.
+func (reg *Registry) Builtin() []*Resource { return reg.builtin.all }
 
 // Lookup finds a resource by group, version and plural name.
 func (reg *Registry) Lookup(gvr schema.GroupVersionResource) (*Resource, bool) {
-	r, ok := reg.byGVR[gvr]
+	if r, ok := reg.builtin.byGVR[gvr]; ok {
+		return r, true
+	}
+	r, ok := reg.custom.Load().byGVR[gvr]
 	return r, ok
 }
 
 // ForKind finds a resource by its kind.
 func (reg *Registry) ForKind(gvk schema.GroupVersionKind) (*Resource, bool) {
-	r, ok := reg.byKind[gvk]
+	if r, ok := reg.builtin.byKind[gvk]; ok {
+		return r, true
+	}
+	r, ok := reg.custom.Load().byKind[gvk]
 	return r, ok
 }
 
@@ -148,7 +212,7 @@ func (reg *Registry) ForKind(gvk schema.GroupVersionKind) (*Resource, bool) {
 func (reg *Registry) GroupVersions() []schema.GroupVersion {
 	var out []schema.GroupVersion
 	seen := map[schema.GroupVersion]bool{}
-	for _, r := range reg.all {
+	for _, r := range reg.All() {
 		gv := r.GVR.GroupVersion()
 		if !seen[gv] {
 			seen[gv] = true

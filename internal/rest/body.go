@@ -57,6 +57,9 @@ func (h *Handler) decodeBody(r *http.Request, res *registry.Resource, body []byt
 	if err != nil {
 		return nil, err
 	}
+	if res.Custom != nil {
+		return h.decodeCustom(r, res, body, strict)
+	}
 	var dec runtime.Decoder
 	dec, err = h.c.decoderFor(r.Header.Get("Content-Type"), strict != "Ignore")
 	if err != nil {

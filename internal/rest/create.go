@@ -70,12 +70,13 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), "", field.ErrorList{
 			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
 	}
-	prepareForCreate(res, obj, h.cfg.Now())
-	if h.cfg.Default != nil {
-		h.cfg.Default(obj)
+	if res.Custom != nil && res.Custom.Terminating {
+		return nil, apierrors.NewMethodNotSupported(res.GroupResource(), "create")
 	}
+	prepareForCreate(res, obj, h.cfg.Now())
+	h.defaultObject(res, obj)
 	if applied == nil {
-		fm := h.managers[managerKey{res.GVR, ""}]
+		fm := h.manager(res, "")
 		obj = fm.UpdateNoErrors(res.New(), obj, opts.FieldManager)
 	}
 	attrs := h.attributes(ctx, res, "", admission.Create, obj, nil, options, opts.DryRun)
@@ -84,7 +85,7 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 	}
 	obj = attrs.Object
 	m, _ = meta.Accessor(obj)
-	if errs := h.cfg.ValidateCreate(obj); len(errs) > 0 {
+	if errs := h.validateCreate(ctx, res, obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), m.GetName(), errs)
 	}
 	if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -133,6 +134,9 @@ func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, 
 			return nil, false, err
 		}
 
+		if crd, ok := cur.(*apiextensionsv1.CustomResourceDefinition); ok && crd.DeletionTimestamp == nil {
+			markCRDTerminating(crd, h.cfg.Now())
+		}
 		if pending, grace := h.pendingDeletion(cur, opts); pending {
 			if m.GetDeletionTimestamp() != nil && (grace == nil || (m.GetDeletionGracePeriodSeconds() != nil && *grace >= *m.GetDeletionGracePeriodSeconds())) {
 				// Already being deleted; nothing shortens it.

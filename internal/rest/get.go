@@ -11,7 +11,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	if t.sub == "scale" {
-		scale, err := toScale(obj)
+		scale, err := h.toScale(t.res, obj)
 		if err != nil {
 			h.rs.Error(w, r, err)
 			return

@@ -30,6 +30,12 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, t target) {
 			fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyYAML, mediaSMPatch), 0, false))
 		return
 	}
+	if ptype == mediaSMPatch && t.res.Custom != nil {
+		// Custom resources have no patch strategy, as in kube-apiserver.
+		h.rs.Error(w, r, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", t.res.GroupResource(), t.name,
+			fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyYAML), 0, false))
+		return
+	}
 	apply := ptype == mediaApplyYAML
 	opts, options, err := parseWriteOptions(r, apply)
 	if err != nil {
@@ -141,7 +147,7 @@ func (h *Handler) applier(t target, body []byte, opts writeOptions) (updateFunc,
 	if t.res.Namespaced && patchObj.GetNamespace() != "" && patchObj.GetNamespace() != t.ns {
 		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
-	fm := h.managers[managerKey{t.res.GVR, managerSub(t.sub)}]
+	fm := h.manager(t.res, managerSub(t.sub))
 	return func(cur runtime.Object) (runtime.Object, error) {
 		if cur == nil {
 			cur = newNamed(t.res, t.ns, t.name)

@@ -9,8 +9,11 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/portcullis/portcullis/internal/registry"
 )
 
 // scaleParts returns pointers to a workload's replica fields.
@@ -27,7 +30,10 @@ func scaleParts(obj runtime.Object) (spec **int32, status int32, sel *metav1.Lab
 }
 
 // toScale renders a workload as autoscaling/v1 Scale.
-func toScale(obj runtime.Object) (*autoscalingv1.Scale, error) {
+func (h *Handler) toScale(res *registry.Resource, obj runtime.Object) (*autoscalingv1.Scale, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok && res.Custom != nil {
+		return customScale(res, u)
+	}
 	spec, status, sel, m, err := scaleParts(obj)
 	if err != nil {
 		return nil, err
@@ -95,7 +101,7 @@ func (h *Handler) patchScale(w http.ResponseWriter, r *http.Request, t target, p
 // writeScale updates a workload's replicas through its Scale.
 func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, t target, change func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error), opts writeOptions, options runtime.Object) {
 	out, _, err := h.updateObject(r.Context(), target{res: t.res, ns: t.ns, name: t.name}, func(cur runtime.Object) (runtime.Object, error) {
-		curScale, err := toScale(cur)
+		curScale, err := h.toScale(t.res, cur)
 		if err != nil {
 			return nil, err
 		}
@@ -110,6 +116,13 @@ func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, t target, c
 			return nil, apierrors.NewInvalid(autoscalingv1.SchemeGroupVersion.WithKind("Scale").GroupKind(), t.name, field.ErrorList{
 				field.Invalid(field.NewPath("spec", "replicas"), scale.Spec.Replicas, "must be greater than or equal to 0")})
 		}
+		if u, ok := cur.(*unstructured.Unstructured); ok && t.res.Custom != nil {
+			if err := setCustomReplicas(t.res, u, scale.Spec.Replicas); err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
+			u.SetResourceVersion(scale.ResourceVersion)
+			return u, nil
+		}
 		spec, _, _, m, _ := scaleParts(cur)
 		replicas := scale.Spec.Replicas
 		*spec = &replicas
@@ -120,7 +133,7 @@ func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, t target, c
 		h.rs.Error(w, r, err)
 		return
 	}
-	s, err := toScale(out)
+	s, err := h.toScale(t.res, out)
 	if err != nil {
 		h.rs.Error(w, r, err)
 		return

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -88,6 +89,10 @@ func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time)
 	} else {
 		m.SetGeneration(0)
 	}
+	if u, ok := obj.(*unstructured.Unstructured); ok && res.Custom != nil {
+		prepareCustomForCreate(res, u)
+		return
+	}
 	switch o := obj.(type) {
 	case *corev1.Namespace:
 		o.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
@@ -120,6 +125,10 @@ func prepareForUpdate(res *registry.Resource, sub string, obj, old runtime.Objec
 	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
 	m.SetGeneration(om.GetGeneration())
 	m.SetSelfLink("")
+	if u, ok := obj.(*unstructured.Unstructured); ok && res.Custom != nil {
+		prepareCustomForUpdate(res, sub, u, old.(*unstructured.Unstructured))
+		return
+	}
 	switch sub {
 	case "status":
 		// Only status (and metadata) change through /status.

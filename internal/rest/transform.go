@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/portcullis/portcullis/internal/registry"
@@ -20,14 +21,14 @@ func (h *Handler) respond(w http.ResponseWriter, r *http.Request, code int, res 
 	for _, mt := range parseAccept(r.Header.Get("Accept")) {
 		as := mt.as()
 		if as == "" {
-			if enc, typ := h.c.encoderFor(mt.typ, pretty); enc != nil {
+			if enc, typ := h.c.encoderFor(mt.typ, pretty); enc != nil && customMedia(res, typ) {
 				h.rs.write(w, r, code, enc, typ, obj)
 				return
 			}
 			continue
 		}
 		enc, typ := h.c.encoderFor(mt.typ, pretty)
-		if enc == nil || mt.params["g"] != "meta.k8s.io" || (mt.params["v"] != "v1" && mt.params["v"] != "v1beta1") {
+		if enc == nil || !customMedia(res, typ) || mt.params["g"] != "meta.k8s.io" || (mt.params["v"] != "v1" && mt.params["v"] != "v1beta1") {
 			continue
 		}
 		out, err := h.transform(r, as, res, obj)
@@ -55,7 +56,7 @@ func (h *Handler) transform(r *http.Request, as string, res *registry.Resource, 
 		if err := h.c.params.DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, &opts); err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
 		}
-		return h.table(obj, opts)
+		return h.table(res, obj, opts)
 	case "PartialObjectMetadata":
 		if isList {
 			return nil, nil
@@ -88,20 +89,22 @@ func (h *Handler) transform(r *http.Request, as string, res *registry.Resource, 
 }
 
 func partialMetadata(obj runtime.Object) (*metav1.PartialObjectMetadata, error) {
-	om, ok := obj.(metav1.ObjectMetaAccessor)
-	if !ok {
+	var om metav1.ObjectMeta
+	switch o := obj.(type) {
+	case metav1.ObjectMetaAccessor:
+		om = *o.GetObjectMeta().(*metav1.ObjectMeta).DeepCopy()
+	case *unstructured.Unstructured:
+		if m, ok := o.Object["metadata"].(map[string]any); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &om); err != nil {
+				return nil, fmt.Errorf("reading the metadata of %s: %w", o.GetName(), err)
+			}
+		}
+	default:
 		return nil, fmt.Errorf("%T has no object metadata", obj)
 	}
-	p := &metav1.PartialObjectMetadata{ObjectMeta: *om.GetObjectMeta().(*metav1.ObjectMeta).DeepCopy()}
+	p := &metav1.PartialObjectMetadata{ObjectMeta: om}
 	p.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata"))
 	return p, nil
-}
-
-func (h *Handler) table(obj runtime.Object, opts metav1.TableOptions) (*metav1.Table, error) {
-	if h.cfg.Table != nil {
-		return h.cfg.Table(obj, opts, h.cfg.Now())
-	}
-	return defaultTable(obj, opts)
 }
 
 // defaultTable is kube-apiserver's table for types without a printer: the

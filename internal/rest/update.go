@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/objects"
@@ -89,9 +88,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		if err != nil {
 			return nil, false, apierrors.NewBadRequest(err.Error())
 		}
-		if h.cfg.Default != nil {
-			h.cfg.Default(obj)
-		}
+		h.defaultObject(res, obj)
 		explicitRV := m.GetResourceVersion() != ""
 		if explicitRV && m.GetResourceVersion() != strconv.FormatInt(kv.ModRevision, 10) {
 			return nil, false, apierrors.NewConflict(res.GroupResource(), t.name, errors.New(objects.OptimisticLockMessage))
@@ -110,7 +107,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		}
 		prepareForUpdate(res, t.sub, obj, cur)
 		if !applied {
-			fm := h.managers[managerKey{res.GVR, managerSub(t.sub)}]
+			fm := h.manager(res, managerSub(t.sub))
 			obj = fm.UpdateNoErrors(cur, obj, opts.FieldManager)
 		}
 		sub := t.sub
@@ -120,7 +117,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		}
 		obj = attrs.Object
 		m, _ = meta.Accessor(obj)
-		if errs := h.validateUpdate(obj, cur); len(errs) > 0 {
+		if errs := h.validateUpdate(ctx, res, t.sub, obj, cur); len(errs) > 0 {
 			return nil, false, apierrors.NewInvalid(res.GVK().GroupKind(), t.name, errs)
 		}
 		if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
@@ -173,8 +170,4 @@ func managerSub(sub string) string {
 		return "status"
 	}
 	return ""
-}
-
-func (h *Handler) validateUpdate(obj, old runtime.Object) field.ErrorList {
-	return h.cfg.ValidateUpdate(obj, old)
 }

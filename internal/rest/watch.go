@@ -44,7 +44,7 @@ type watchEncoder struct {
 
 func (e *watchEncoder) send(typ watch.EventType, obj runtime.Object) error {
 	if e.table != nil && typ != watch.Error && typ != watch.Bookmark {
-		t, err := e.h.table(obj, *e.table)
+		t, err := e.h.table(e.res, obj, *e.table)
 		if err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, t target) {
 		sendInitial = true
 	}
 
-	enc, typ, table, proto, err := h.watchNegotiate(r)
+	enc, typ, table, proto, err := h.watchNegotiate(r, t.res)
 	if err != nil {
 		h.rs.Error(w, r, err)
 		return
@@ -296,10 +296,10 @@ func (h *Handler) bookmark(res *registry.Resource, rev int64, initialEnd bool) r
 }
 
 // watchNegotiate picks the encoding of the watch stream.
-func (h *Handler) watchNegotiate(r *http.Request) (runtime.Encoder, string, *metav1.TableOptions, bool, error) {
+func (h *Handler) watchNegotiate(r *http.Request, res *registry.Resource) (runtime.Encoder, string, *metav1.TableOptions, bool, error) {
 	for _, mt := range parseAccept(r.Header.Get("Accept")) {
 		enc, typ := h.c.encoderFor(mt.typ, false)
-		if enc == nil || typ == mediaYAML {
+		if enc == nil || typ == mediaYAML || !customMedia(res, typ) {
 			continue
 		}
 		proto := typ == mediaProtobuf

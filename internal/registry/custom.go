@@ -1,0 +1,65 @@
+package registry
+
+import (
+	"context"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// CRDCleanupFinalizer holds a deleted CustomResourceDefinition until its
+// custom resources are gone (the crdcleanup controller removes it).
+const CRDCleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
+
+// Custom is what serving a resource that a CustomResourceDefinition
+// defines takes beyond the table: its objects are unstructured, stored
+// as JSON in the storage version, and defaulted and validated by the
+// served version's schema rather than by Go types.
+type Custom struct {
+	// CRD and UID name the defining CustomResourceDefinition.
+	CRD string
+	UID types.UID
+	// StorageVersion is the version objects are stored in; every served
+	// version of the resource shares one key prefix.
+	StorageVersion string
+	// Schema is the served version's schema.
+	Schema CustomSchema
+	// Convert converts obj in place to the given version of the group, by
+	// the CRD's conversion strategy.
+	Convert func(ctx context.Context, obj *unstructured.Unstructured, version string) error
+	// Managers are the field managers of the resource ("") and of its
+	// status subresource ("status").
+	Managers map[string]*managedfields.FieldManager
+	// Scale holds the scale subresource's paths, nil without one.
+	Scale *apiextensionsv1.CustomResourceSubresourceScale
+	// Terminating is set while the CRD is being deleted: its objects can
+	// still be read and deleted, but no new ones created.
+	Terminating bool
+}
+
+// CustomSchema is one served version's schema: how an object decoded
+// from a request or the store is made well-formed, defaulted and
+// validated, and how it is printed and selected.
+type CustomSchema interface {
+	// Coerce fixes or rejects ill-typed metadata, as on decoding.
+	Coerce(obj *unstructured.Unstructured) error
+	// Prune removes the fields the schema does not know and returns
+	// their paths.
+	Prune(obj map[string]any) []string
+	// Default sets the schema's defaults.
+	Default(obj map[string]any)
+	ValidateCreate(ctx context.Context, obj *unstructured.Unstructured) field.ErrorList
+	ValidateUpdate(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList
+	ValidateStatusUpdate(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList
+	// Table renders an object or list for kubectl get.
+	Table(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1.Table, error)
+	// Fields returns the selectable fields of an object.
+	Fields(obj *unstructured.Unstructured) fields.Set
+}
