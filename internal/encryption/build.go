@@ -38,24 +38,16 @@ func (s *Store) build(cfg *config.Config, running map[string]*kmsEntry) (st *sta
 	}
 	// A resource named in several entries reads with the providers of all
 	// of them, in order; the first entry's first provider writes.
-	chains := map[string]*value.Chain{}
-	st = &state{byPrefix: map[string]*target{}, hash: cfg.Hash}
+	st = &state{byPrefix: map[string]*target{}, hash: cfg.Hash, cfg: cfg, entries: entries, metrics: s.metrics,
+		chains: map[string]*value.Chain{}, custom: map[string]*target{}}
 	for _, r := range s.opts.Resources {
 		idx := cfg.MatchAll(configResource(r.GroupResource))
 		if len(idx) == 0 {
 			continue
 		}
-		id := fmt.Sprint(idx)
-		chain := chains[id]
-		if chain == nil {
-			var providers []value.Provider
-			for _, i := range idx {
-				providers = append(providers, entries[i]...)
-			}
-			if chain, err = value.NewChain(s.metrics, providers...); err != nil {
-				return nil, fresh, err
-			}
-			chains[id] = chain
+		chain, err := st.chainFor(idx)
+		if err != nil {
+			return nil, fresh, err
 		}
 		st.byPrefix[r.KeyPrefix] = &target{chain: chain, resource: r.GroupResource.String()}
 	}

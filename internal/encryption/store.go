@@ -162,6 +162,9 @@ func (st *state) fromStorage(ctx context.Context, kv *storage.KeyValue) error {
 		}
 		return nil
 	}
+	if t.err != nil {
+		return &storage.CorruptError{Key: kv.Key, Err: t.err}
+	}
 	plain, stale, err := t.chain.FromStorage(ctx, t.resource, kv.Value, []byte(kv.Key))
 	if err != nil {
 		return &storage.CorruptError{Key: kv.Key, Err: err}
@@ -174,6 +177,9 @@ func (st *state) toStorage(ctx context.Context, key string, value []byte) ([]byt
 	t := st.target(key)
 	if t == nil {
 		return value, nil
+	}
+	if t.err != nil {
+		return nil, fmt.Errorf("unable to transform key %q: %w", key, t.err)
 	}
 	out, err := t.chain.ToStorage(ctx, t.resource, value, []byte(key))
 	if err != nil {

@@ -279,3 +279,40 @@ func BenchmarkStore(b *testing.B) {
 		})
 	}
 }
+
+// Custom resources are not in the resource list the store was built with
+// (their CRDs come later); the configuration still governs them by group.
+func TestStoreEncryptsCustomResources(t *testing.T) {
+	ctx := context.Background()
+	s, raw, _ := newStore(t, encConfig("- resources: [crontabs.stable.example.com]\n  providers:\n"+gcm("k1", 1)+
+		"- resources: ['*.example.com']\n  providers:\n"+gcm("k2", 2)), nil)
+	tests := []struct {
+		key    string
+		prefix string
+	}{
+		{key: "/registry/stable.example.com/crontabs/ns/a", prefix: "k8s:enc:aesgcm:v1:k1:"},
+		{key: "/registry/example.com/widgets/b", prefix: "k8s:enc:aesgcm:v1:k2:"},
+		{key: "/registry/other.example.com/widgets/b", prefix: ""},
+		{key: "/registry/example.org/widgets/ns/c", prefix: ""},
+		{key: "/registry/stable.example.com/crontabs/ns/d", prefix: "k8s:enc:aesgcm:v1:k1:"},
+	}
+	for _, tt := range tests {
+		if _, err := s.Create(ctx, tt.key, []byte("value of "+tt.key)); err != nil {
+			t.Fatalf("create %s: %v", tt.key, err)
+		}
+		stored, err := raw.Get(ctx, tt.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.prefix == "" && string(stored.Value) != "value of "+tt.key {
+			t.Errorf("%s: stored %q, want clear text", tt.key, stored.Value)
+		}
+		if tt.prefix != "" && !bytes.HasPrefix(stored.Value, []byte(tt.prefix)) {
+			t.Errorf("%s: stored %q, want it encrypted under %s", tt.key, stored.Value, tt.prefix)
+		}
+		kv, err := s.Get(ctx, tt.key)
+		if err != nil || string(kv.Value) != "value of "+tt.key {
+			t.Errorf("get %s: %q %v", tt.key, kv.Value, err)
+		}
+	}
+}
