@@ -51,9 +51,9 @@ func TestCoerce(t *testing.T) {
 				"metadata": {"name": "a", "generation": 3}, "spec": {"size": "1Gi"}}`,
 		},
 		{
-			name: "another kind: only metadata",
-			in:   `{"apiVersion": "schema-helper.example.com/v1", "kind": "DeleteOptions", "metadata": {"name": "a", "x": 1}, "foo": "bar"}`,
-			want: `{"apiVersion": "schema-helper.example.com/v1", "kind": "DeleteOptions", "metadata": {"name": "a"}, "foo": "bar"}`,
+			name:    "another kind: only metadata",
+			in:      `{"apiVersion": "schema-helper.example.com/v1", "kind": "DeleteOptions", "metadata": {"name": "a", "x": 1}, "foo": "bar"}`,
+			want:    `{"apiVersion": "schema-helper.example.com/v1", "kind": "DeleteOptions", "metadata": {"name": "a"}, "foo": "bar"}`,
 			unknown: []string{"metadata.x"},
 		},
 		{

@@ -218,7 +218,7 @@ func (v *Version) listModel(v2 bool) *spec.Schema {
 		Typed("object", "").
 		WithDescription(fmt.Sprintf("%s is a list of %s", st.listKind, st.kind)).
 		WithRequired("items").
-		SetProperty("items", *spec.ArrayProperty(spec.RefSchema(prefix+v.ModelName())).WithDescription(fmt.Sprintf("List of %s. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md", st.plural))).
+		SetProperty("items", *spec.ArrayProperty(spec.RefSchema(prefix + v.ModelName())).WithDescription(fmt.Sprintf("List of %s. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md", st.plural))).
 		SetProperty("metadata", *spec.RefSchema(prefix + listMetaModel).WithDescription(partialMetadataListDescriptions["metadata"]))
 	setTypeMeta(s, prefix)
 	s.AddExtension(gvkExtension, []any{map[string]any{"group": st.group, "version": st.version, "kind": st.listKind}})
