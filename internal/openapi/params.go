@@ -34,7 +34,7 @@ func query(name, typ string, docs map[string]string) param {
 var (
 	prettyParam = param{
 		Name: "pretty", In: "query", Type: "string",
-		Description: "If 'true', then the output is pretty printed. Defaults to 'false' unless the user agent indicates a browser or command-line HTTP tool (curl and wget).",
+		Description: "If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget).",
 	}
 	namespaceParam = param{
 		Name: "namespace", In: "path", Type: "string", Required: true,
@@ -50,6 +50,7 @@ var (
 		query("resourceVersion", "string", listDocs),
 		query("resourceVersionMatch", "string", listDocs),
 		query("sendInitialEvents", "boolean", listDocs),
+		query("shardSelector", "string", listDocs),
 		query("timeoutSeconds", "integer", listDocs),
 		query("watch", "boolean", listDocs),
 	}

@@ -3,6 +3,7 @@ package openapi
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -87,17 +88,46 @@ func namesOf(gv schema.GroupVersion) gvNames {
 	prefix := "/api/" + gv.Version
 	if gv.Group != "" {
 		prefix = "/apis/" + gv.Group + "/" + gv.Version
-		var b strings.Builder
-		for _, part := range strings.Split(strings.TrimSuffix(gv.Group, ".k8s.io"), ".") {
-			b.WriteString(upperFirst(part))
-		}
-		group = lowerFirst(b.String())
+		group = strings.TrimSuffix(gv.Group, ".k8s.io")
 	}
 	return gvNames{
 		prefix: prefix,
-		id:     upperFirst(group) + upperFirst(gv.Version),
-		tag:    group + "_" + gv.Version,
+		id:     identifier(group, true) + identifier(gv.Version, true),
+		tag:    identifier(group, false) + "_" + identifier(gv.Version, false),
 	}
+}
+
+// identifier spells s as kube-apiserver spells groups and versions in
+// operation IDs and tags: what is neither a letter, an underscore nor a
+// digit after the first character is dropped, and the letter after it is
+// capitalized ("cert-manager.io" is certManagerIo).
+func identifier(s string, capitalize bool) string {
+	var b strings.Builder
+	for i, r := range s {
+		if !unicode.IsLetter(r) && r != '_' && (i == 0 || !unicode.IsDigit(r)) {
+			capitalize = true
+			continue
+		}
+		if capitalize {
+			r = unicode.ToUpper(r)
+			capitalize = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// article is what kube-apiserver puts between a verb and a kind in
+// descriptions: " a ", " an " before a vowel, and a space alone before a
+// plural (Endpoints).
+func article(kind string) string {
+	switch {
+	case strings.HasSuffix(kind, "s") && !strings.HasSuffix(kind, "ss"):
+		return " "
+	case kind != "" && strings.ContainsRune("aeiouAEIOU", rune(kind[0])):
+		return " an "
+	}
+	return " a "
 }
 
 // resourcePaths adds the paths of one resource to paths. defs resolves a
@@ -151,7 +181,7 @@ func resourcePaths(paths map[string]*pathItem, r Resource, defs func(schema.Grou
 		}
 	}
 	if has("create") {
-		o := op("post", "create", "post", "create a "+kind, createParams)
+		o := op("post", "create", "post", "create"+article(kind)+kind, createParams)
 		o.Body, o.Responses = kindDef, ok(kindDef, "200", "201", "202")
 		add(collection, collectionParams, o)
 	}
@@ -172,7 +202,7 @@ func resourcePaths(paths map[string]*pathItem, r Resource, defs func(schema.Grou
 		add(item, itemParams, o)
 	}
 	if has("delete") {
-		o := op("delete", "delete", "delete", "delete a "+kind, deleteParams)
+		o := op("delete", "delete", "delete", "delete"+article(kind)+kind, deleteParams)
 		o.Body, o.Responses = deleteOptionsDef, ok(statusDef, "200", "202")
 		add(item, itemParams, o)
 	}
@@ -228,7 +258,7 @@ func resourcePaths(paths map[string]*pathItem, r Resource, defs func(schema.Grou
 				o = subOp("patch", "patch", "patch", "partially update "+name+" of the specified "+kind, patchParams)
 				o.Body, o.Consumes, o.Responses = patchDef, patchMediaTypes, ok(subDef, "200", "201")
 			case "create":
-				o = subOp("post", "create", "post", "create "+name+" of a "+kind, createParams)
+				o = subOp("post", "create", "post", "create "+name+" of"+article(kind)+kind, createParams)
 				o.Body, o.Responses = subDef, ok(subDef, "200", "201", "202")
 			}
 			add(path, itemParams, o)
@@ -254,11 +284,4 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
 }

@@ -45,11 +45,11 @@ func TestOperations(t *testing.T) {
 		okRef                    string
 	}{
 		{"/api/v1/namespaces/{namespace}/pods", "get", "listCoreV1NamespacedPod", "list", pod,
-			[]string{"allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion", "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds", "watch"}, "", nil, "io.k8s.api.core.v1.PodList"},
+			[]string{"allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion", "resourceVersionMatch", "sendInitialEvents", "shardSelector", "timeoutSeconds", "watch"}, "", nil, "io.k8s.api.core.v1.PodList"},
 		{"/api/v1/namespaces/{namespace}/pods", "post", "createCoreV1NamespacedPod", "post", pod,
 			[]string{"dryRun", "fieldManager", "fieldValidation"}, "io.k8s.api.core.v1.Pod", nil, "io.k8s.api.core.v1.Pod"},
 		{"/api/v1/namespaces/{namespace}/pods", "delete", "deleteCoreV1CollectionNamespacedPod", "deletecollection", pod,
-			[]string{"continue", "dryRun", "fieldSelector", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential", "labelSelector", "limit", "orphanDependents", "propagationPolicy", "resourceVersion", "resourceVersionMatch", "sendInitialEvents", "timeoutSeconds"},
+			[]string{"continue", "dryRun", "fieldSelector", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential", "labelSelector", "limit", "orphanDependents", "propagationPolicy", "resourceVersion", "resourceVersionMatch", "sendInitialEvents", "shardSelector", "timeoutSeconds"},
 			deleteOptionsDef, nil, statusDef},
 		{"/api/v1/namespaces/{namespace}/pods/{name}", "get", "readCoreV1NamespacedPod", "get", pod, nil, "", nil, "io.k8s.api.core.v1.Pod"},
 		{"/api/v1/namespaces/{namespace}/pods/{name}", "put", "replaceCoreV1NamespacedPod", "put", pod,
@@ -184,11 +184,30 @@ func TestNamesOf(t *testing.T) {
 		{Group: "rbac.authorization.k8s.io", Version: "v1"}:         {prefix: "/apis/rbac.authorization.k8s.io/v1", id: "RbacAuthorizationV1", tag: "rbacAuthorization_v1"},
 		{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3"}: {prefix: "/apis/flowcontrol.apiserver.k8s.io/v1beta3", id: "FlowcontrolApiserverV1beta3", tag: "flowcontrolApiserver_v1beta3"},
 		{Group: "stable.example.com", Version: "v1"}:                {prefix: "/apis/stable.example.com/v1", id: "StableExampleComV1", tag: "stableExampleCom_v1"},
+		{Group: "cert-manager.io", Version: "v1"}:                   {prefix: "/apis/cert-manager.io/v1", id: "CertManagerIoV1", tag: "certManagerIo_v1"},
+		{Group: "cluster.x-k8s.io", Version: "v1beta1"}:             {prefix: "/apis/cluster.x-k8s.io/v1beta1", id: "ClusterXK8sIoV1beta1", tag: "clusterXK8sIo_v1beta1"},
 	}
 	for gv, want := range tests {
 		t.Run(gv.String(), func(t *testing.T) {
 			if got := namesOf(gv); got != want {
 				t.Errorf("got %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestDescriptionArticles(t *testing.T) {
+	tests := []struct{ kind, want string }{
+		{kind: "Pod", want: "create a Pod"},
+		{kind: "Event", want: "create an Event"},
+		{kind: "Ingress", want: "create an Ingress"},
+		{kind: "Endpoints", want: "create Endpoints"},
+		{kind: "StorageClass", want: "create a StorageClass"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			if got := "create" + article(tt.kind) + tt.kind; got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}
