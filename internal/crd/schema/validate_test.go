@@ -311,10 +311,10 @@ func TestValidateUpdate(t *testing.T) {
 			warnings: []string{`spec.name: Invalid value: "xylophone": name xylophone must not start with x`},
 		},
 		{
-			name:     "rule errors in changed values",
-			old:      `{"spec": {"name": "xylophone"}}`,
-			patch:    `{"spec": {"name": "xenon"}}`,
-			want:     []string{`spec.name: Invalid value: "xenon": name xenon must not start with x`},
+			name:  "rule errors in changed values",
+			old:   `{"spec": {"name": "xylophone"}}`,
+			patch: `{"spec": {"name": "xenon"}}`,
+			want:  []string{`spec.name: Invalid value: "xenon": name xenon must not start with x`},
 		},
 		{
 			name:  "wrong kind",
