@@ -26,7 +26,9 @@ func decodeCustom(res *registry.Resource, kv storage.KeyValue) (runtime.Object, 
 			return nil, fmt.Errorf("decoding %s: converting to %s: %w", kv.Key, res.GVR.Version, err)
 		}
 	}
-	c.Schema.Prune(obj.Object)
+	if err := c.Schema.CoerceStored(obj); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", kv.Key, err)
+	}
 	c.Schema.Default(obj.Object)
 	obj.SetResourceVersion(strconv.FormatInt(kv.ModRevision, 10))
 	return obj, nil

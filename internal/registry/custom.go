@@ -45,21 +45,33 @@ type Custom struct {
 }
 
 // CustomSchema is one served version's schema: how an object decoded
-// from a request or the store is made well-formed, defaulted and
-// validated, and how it is printed and selected.
+// from a request or the store is made well-formed, defaulted, prepared
+// and validated as kube-apiserver's custom resource strategy does, and
+// how it is printed and selected (internal/crd/schema implements it).
 type CustomSchema interface {
-	// Coerce fixes or rejects ill-typed metadata, as on decoding.
-	Coerce(obj *unstructured.Unstructured) error
-	// Prune removes the fields the schema does not know and returns
-	// their paths.
+	// Coerce fixes or rejects ill-typed metadata and prunes unknown
+	// fields of a decoded request, returning the unknown fields' paths.
+	Coerce(obj *unstructured.Unstructured) ([]string, error)
+	// CoerceStored is Coerce for an object read from the store.
+	CoerceStored(obj *unstructured.Unstructured) error
+	// Prune removes the fields the schema does not know.
 	Prune(obj map[string]any) []string
 	// Default sets the schema's defaults.
 	Default(obj map[string]any)
+	PrepareForCreate(obj *unstructured.Unstructured)
+	PrepareForUpdate(obj, old *unstructured.Unstructured)
+	PrepareForStatusUpdate(obj, old *unstructured.Unstructured)
 	ValidateCreate(ctx context.Context, obj *unstructured.Unstructured) field.ErrorList
-	ValidateUpdate(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList
-	ValidateStatusUpdate(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList
+	// ValidateUpdate and ValidateStatusUpdate also return warnings
+	// (ratcheted rules).
+	ValidateUpdate(ctx context.Context, obj, old *unstructured.Unstructured) (field.ErrorList, []string)
+	ValidateStatusUpdate(ctx context.Context, obj, old *unstructured.Unstructured) (field.ErrorList, []string)
+	WarningsOnCreate(obj *unstructured.Unstructured) []string
+	WarningsOnUpdate(obj, old *unstructured.Unstructured) []string
 	// Table renders an object or list for kubectl get.
 	Table(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1.Table, error)
 	// Fields returns the selectable fields of an object.
-	Fields(obj *unstructured.Unstructured) fields.Set
+	Fields(obj *unstructured.Unstructured) (fields.Set, error)
+	// ConvertFieldLabel accepts the labels Fields provides.
+	ConvertFieldLabel(label, value string) (string, string, error)
 }

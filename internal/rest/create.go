@@ -74,6 +74,7 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		return nil, apierrors.NewMethodNotSupported(res.GroupResource(), "create")
 	}
 	prepareForCreate(res, obj, h.cfg.Now())
+	settleCustom(res, obj)
 	h.defaultObject(res, obj)
 	if applied == nil {
 		fm := h.manager(res, "")
@@ -84,6 +85,7 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		return nil, err
 	}
 	obj = attrs.Object
+	settleCustom(res, obj)
 	m, _ = meta.Accessor(obj)
 	if errs := h.validateCreate(ctx, res, obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), m.GetName(), errs)

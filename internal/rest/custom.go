@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -39,6 +38,19 @@ func (h *Handler) defaultObject(res *registry.Resource, obj runtime.Object) {
 	}
 }
 
+// settleCustom prunes and defaults a custom resource that did not come
+// through the request decoder, or that mutating admission changed, as
+// kube-apiserver's codec does when it decodes a webhook's patch.
+func settleCustom(res *registry.Resource, obj runtime.Object) {
+	if res.Custom == nil {
+		return
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		res.Custom.Schema.Prune(u.Object)
+		res.Custom.Schema.Default(u.Object)
+	}
+}
+
 func (h *Handler) validateCreate(ctx context.Context, res *registry.Resource, obj runtime.Object) field.ErrorList {
 	if res.Custom == nil {
 		return h.cfg.ValidateCreate(obj)
@@ -47,7 +59,11 @@ func (h *Handler) validateCreate(ctx context.Context, res *registry.Resource, ob
 	if !ok {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("%T is not unstructured", obj))}
 	}
-	return res.Custom.Schema.ValidateCreate(ctx, u)
+	errs := res.Custom.Schema.ValidateCreate(ctx, u)
+	if len(errs) == 0 {
+		addWarnings(ctx, res.Custom.Schema.WarningsOnCreate(u))
+	}
+	return errs
 }
 
 func (h *Handler) validateUpdate(ctx context.Context, res *registry.Resource, sub string, obj, old runtime.Object) field.ErrorList {
@@ -59,10 +75,26 @@ func (h *Handler) validateUpdate(ctx context.Context, res *registry.Resource, su
 	if !ok1 || !ok2 {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("%T is not unstructured", obj))}
 	}
+	var errs field.ErrorList
+	var warnings []string
 	if sub == "status" {
-		return res.Custom.Schema.ValidateStatusUpdate(ctx, u, o)
+		errs, warnings = res.Custom.Schema.ValidateStatusUpdate(ctx, u, o)
+	} else {
+		errs, warnings = res.Custom.Schema.ValidateUpdate(ctx, u, o)
+		if len(errs) == 0 {
+			warnings = append(warnings, res.Custom.Schema.WarningsOnUpdate(u, o)...)
+		}
 	}
-	return res.Custom.Schema.ValidateUpdate(ctx, u, o)
+	addWarnings(ctx, warnings)
+	return errs
+}
+
+func addWarnings(ctx context.Context, warnings []string) {
+	if st := request.StateFrom(ctx); st != nil {
+		for _, w := range warnings {
+			st.AddWarning(w)
+		}
+	}
 }
 
 // manager returns the field manager of res (sub "" or "status").
@@ -123,10 +155,11 @@ func (h *Handler) decodeCustom(r *http.Request, res *registry.Resource, body []b
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion(), res.GVR.GroupVersion()))
 	}
 	s := res.Custom.Schema
-	if err := s.Coerce(u); err != nil {
+	unknown, err := s.Coerce(u)
+	if err != nil {
 		return nil, cannot(err)
 	}
-	for _, p := range s.Prune(u.Object) {
+	for _, p := range unknown {
 		strictErrs = append(strictErrs, fmt.Sprintf("unknown field %q", p))
 	}
 	s.Default(u.Object)
@@ -143,59 +176,21 @@ func (h *Handler) decodeCustom(r *http.Request, res *registry.Resource, body []b
 	return u, nil
 }
 
-// prepareCustomForCreate sets what the server owns on a new custom
-// resource: no status through the main resource when there is a status
-// subresource, generation 1.
+// prepareCustomForCreate and prepareCustomForUpdate apply the custom
+// resource strategy of the schema (status kept out of the main resource,
+// generation) to the generic preparation of strategy.go.
 func prepareCustomForCreate(res *registry.Resource, u *unstructured.Unstructured) {
-	if res.Status {
-		delete(u.Object, "status")
-	}
-	u.SetGeneration(1)
+	res.Custom.Schema.PrepareForCreate(u)
 }
 
-// prepareCustomForUpdate keeps what the addressed (sub)resource may not
-// change. Through /status only status and managed fields change; through
-// the main resource status is kept (with a status subresource) and any
-// other change outside metadata bumps the generation.
 func prepareCustomForUpdate(res *registry.Resource, sub string, u, old *unstructured.Unstructured) {
 	if sub == "status" {
-		status, ok := u.Object["status"]
-		managed := u.GetManagedFields()
 		rv := u.GetResourceVersion()
-		u.Object = old.DeepCopy().Object
-		u.SetManagedFields(managed)
+		res.Custom.Schema.PrepareForStatusUpdate(u, old)
 		u.SetResourceVersion(rv)
-		if ok {
-			u.Object["status"] = status
-		} else {
-			delete(u.Object, "status")
-		}
 		return
 	}
-	if res.Status {
-		if status, ok := old.Object["status"]; ok {
-			u.Object["status"] = runtime.DeepCopyJSONValue(status)
-		} else {
-			delete(u.Object, "status")
-		}
-	}
-	if !equality.Semantic.DeepEqual(contentOf(res, u), contentOf(res, old)) {
-		u.SetGeneration(old.GetGeneration() + 1)
-	}
-}
-
-// contentOf is the part of a custom resource whose changes bump its
-// generation: everything but metadata and (with a status subresource)
-// status.
-func contentOf(res *registry.Resource, u *unstructured.Unstructured) map[string]any {
-	out := make(map[string]any, len(u.Object))
-	for k, v := range u.Object {
-		if k == "metadata" || (k == "status" && res.Status) {
-			continue
-		}
-		out[k] = v
-	}
-	return out
+	res.Custom.Schema.PrepareForUpdate(u, old)
 }
 
 // customScale reads a custom resource's replicas by the CRD's scale paths.

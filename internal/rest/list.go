@@ -50,6 +50,12 @@ func (h *Handler) parseSelection(res *registry.Resource, opts *metav1.ListOption
 			known = res.Fields(res.New())
 		}
 		for _, req := range fs.Requirements() {
+			if res.Custom != nil {
+				if _, _, err := res.Custom.Schema.ConvertFieldLabel(req.Field, req.Value); err != nil {
+					return sel, apierrors.NewBadRequest(err.Error())
+				}
+				continue
+			}
 			if req.Field == "metadata.name" || req.Field == "metadata.namespace" {
 				continue
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/portcullis/portcullis/internal/crd/definition"
 	"github.com/portcullis/portcullis/internal/registry"
 )
 
@@ -105,6 +107,8 @@ func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time)
 		o.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
 	case *corev1.PersistentVolumeClaim:
 		o.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
+	case *apiextensionsv1.CustomResourceDefinition:
+		definition.PrepareForCreate(o)
 	case *corev1.Node:
 		// Kubelets register their node with its status.
 	default:
@@ -143,6 +147,9 @@ func prepareForUpdate(res *registry.Resource, sub string, obj, old runtime.Objec
 	default:
 		if res.Status {
 			copyField(obj, old, "Status")
+		}
+		if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
+			definition.PrepareForUpdate(crd, old.(*apiextensionsv1.CustomResourceDefinition))
 		}
 		if res.Generation && !specEqual(obj, old) {
 			m.SetGeneration(om.GetGeneration() + 1)

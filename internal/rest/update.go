@@ -88,6 +88,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		if err != nil {
 			return nil, false, apierrors.NewBadRequest(err.Error())
 		}
+		settleCustom(res, obj)
 		h.defaultObject(res, obj)
 		explicitRV := m.GetResourceVersion() != ""
 		if explicitRV && m.GetResourceVersion() != strconv.FormatInt(kv.ModRevision, 10) {
@@ -116,6 +117,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 			return nil, false, err
 		}
 		obj = attrs.Object
+		settleCustom(res, obj)
 		m, _ = meta.Accessor(obj)
 		if errs := h.validateUpdate(ctx, res, t.sub, obj, cur); len(errs) > 0 {
 			return nil, false, apierrors.NewInvalid(res.GVK().GroupKind(), t.name, errs)

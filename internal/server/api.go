@@ -29,8 +29,10 @@ import (
 	"github.com/portcullis/portcullis/internal/authz/rbac"
 	"github.com/portcullis/portcullis/internal/controllers/bootstraprbac"
 	"github.com/portcullis/portcullis/internal/controllers/clusterroleaggregation"
+	"github.com/portcullis/portcullis/internal/controllers/crdcleanup"
 	"github.com/portcullis/portcullis/internal/controllers/namespace"
 	"github.com/portcullis/portcullis/internal/controllers/policystatus"
+	"github.com/portcullis/portcullis/internal/crd"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/discovery"
 	"github.com/portcullis/portcullis/internal/metrics"
@@ -218,6 +220,19 @@ func newAPI(d apiDeps) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Custom resources: the catalog serves what the CRDs define, the
+	// controllers keep the CRDs' status and finish their deletion.
+	catalog, err := crd.New(objs, d.log, func([]*registry.Resource) error { return disc.Refresh() })
+	if err != nil {
+		return nil, err
+	}
+	a.background = append(a.background, catalog.Run)
+	a.start = append(a.start, catalog.WaitSynced)
+	cleanup, err := crdcleanup.New(objs, restHandler, d.log)
+	if err != nil {
+		return nil, err
+	}
+	a.background = append(a.background, cleanup.Run)
 	checks := healthChecks{store: store, authn: authentication.Health, authz: authorization.Ready, ready: &a.ready}
 	if encrypted != nil && encrypted.HasKMS() {
 		checks.kms = encrypted.Check
