@@ -67,6 +67,7 @@ func registrations() []registration {
 		policyPrinters(),
 		schedulingPrinters(),
 		nodePrinters(),
+		apiextensionsPrinters(),
 	} {
 		all = append(all, group...)
 	}

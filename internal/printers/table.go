@@ -115,7 +115,10 @@ func withKind(obj runtime.Object) runtime.Object {
 		return obj
 	}
 	kinds, _, err := scheme.Scheme.ObjectKinds(obj)
-	if err != nil || len(kinds) == 0 {
+	if err != nil {
+		kinds = apiextensionsKinds(obj)
+	}
+	if len(kinds) == 0 {
 		return obj
 	}
 	obj = obj.DeepCopyObject()
