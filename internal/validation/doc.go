@@ -5,9 +5,11 @@
 // # Entry points
 //
 // Create validates a new object; Update validates an object replacing an
-// older one and adds the immutability rules. Both take the typed k8s.io/api
-// objects the server serves and return a field.ErrorList, which the API layer
-// turns into a 422 Invalid Status.
+// older one and adds the immutability rules; StatusUpdate validates a write
+// through the status subresource (its own rules for
+// CustomResourceDefinitions, Update's for every other kind). All take the
+// typed objects the server serves and return a field.ErrorList, which the
+// API layer turns into a 422 Invalid Status.
 //
 // # What the caller must do first
 //
@@ -24,5 +26,7 @@
 // One file per API group (core is split by kind): each holds the validator
 // for create and the extra rules for update. meta.go holds the name rule and
 // scope of every kind. CEL expressions are not compiled here: structure,
-// required fields, enum values and limits only.
+// required fields, enum values and limits only. The exception is
+// CustomResourceDefinitions (apiextensions.go), which crd/definition
+// checks with apiextensions' own library, schemas and CEL rules included.
 package validation

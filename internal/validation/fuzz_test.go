@@ -12,6 +12,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/portcullis/portcullis/internal/defaults"
@@ -53,6 +54,7 @@ var servedKinds = []func() runtime.Object{
 	func() runtime.Object { return &storagev1.StorageClass{} },
 	func() runtime.Object { return &certificatesv1.CertificateSigningRequest{} },
 	func() runtime.Object { return &eventsv1.Event{} },
+	func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
 }
 
 // FuzzValidate decodes arbitrary JSON into each served type and runs
@@ -90,5 +92,7 @@ func FuzzValidate(f *testing.F) {
 		_ = Update(obj, old)
 		_ = Update(obj, newObj())
 		_ = Update(newObj(), obj)
+		_ = StatusUpdate(obj, old)
+		_ = StatusUpdate(newObj(), obj)
 	})
 }

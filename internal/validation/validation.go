@@ -11,6 +11,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -93,6 +94,8 @@ func Create(obj runtime.Object) field.ErrorList {
 		return validateCSR(o)
 	case *eventsv1.Event:
 		return validateEventsV1(o)
+	case *apiextensionsv1.CustomResourceDefinition:
+		return validateCRD(o)
 	}
 	return internalError(ErrUnsupportedType, obj)
 }
@@ -166,6 +169,8 @@ func updateByKind(obj, old runtime.Object) field.ErrorList {
 		return validateVolumeAttachmentUpdate(o, old.(*storagev1.VolumeAttachment))
 	case *eventsv1.Event:
 		return validateEventsV1Update(o, old.(*eventsv1.Event))
+	case *apiextensionsv1.CustomResourceDefinition:
+		return validateCRDUpdate(o, old.(*apiextensionsv1.CustomResourceDefinition))
 	}
 	// The remaining kinds have no rules beyond create's and metadata's.
 	errs := Create(obj)
@@ -207,7 +212,7 @@ func namespaced(obj runtime.Object) bool {
 		*admissionv1.MutatingAdmissionPolicy, *admissionv1.MutatingAdmissionPolicyBinding,
 		*admissionv1.ValidatingWebhookConfiguration, *admissionv1.MutatingWebhookConfiguration,
 		*storagev1.CSIDriver, *storagev1.CSINode, *storagev1.VolumeAttachment, *storagev1.StorageClass,
-		*certificatesv1.CertificateSigningRequest:
+		*certificatesv1.CertificateSigningRequest, *apiextensionsv1.CustomResourceDefinition:
 		return false
 	}
 	return true

@@ -1,0 +1,47 @@
+package validation
+
+import (
+	"reflect"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/portcullis/portcullis/internal/crd/definition"
+)
+
+// CustomResourceDefinitions are checked by crd/definition, which runs
+// apiextensions' own validation: metadata (the name must be
+// <plural>.<group>), spec, status and the API approval annotation. The
+// generic metadata checks Update adds on top repeat none of them.
+
+func validateCRD(c *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	return definition.ValidateCreate(c)
+}
+
+func validateCRDUpdate(c, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	return definition.ValidateUpdate(c, old)
+}
+
+// StatusUpdate validates obj replacing old through the status
+// subresource. kube-apiserver validates a CustomResourceDefinition's
+// status writes apart: metadata and accepted names only, not the spec
+// (which /status cannot change) nor storedVersions (which a storage
+// migration empties there). Every other kind is validated as Update does.
+func StatusUpdate(obj, old runtime.Object) field.ErrorList {
+	if isNil(obj) || isNil(old) {
+		return internalError(ErrNilObject, obj)
+	}
+	if reflect.TypeOf(obj) != reflect.TypeOf(old) {
+		return internalError(ErrTypeMismatch, old)
+	}
+	c, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return Update(obj, old)
+	}
+	errs := definition.ValidateStatusUpdate(c, old.(*apiextensionsv1.CustomResourceDefinition))
+	if len(errs) == 1 && errs[0].Type == field.ErrorTypeInternal {
+		return errs
+	}
+	return appendNew(errs, genericMetaUpdate(obj, old)...)
+}
