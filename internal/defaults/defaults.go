@@ -7,7 +7,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/portcullis/portcullis/internal/crd/definition"
 )
 
 // Apply sets, in place, the defaults kube-apiserver sets for obj's type.
@@ -109,6 +112,8 @@ func Apply(obj runtime.Object) {
 		if o != nil {
 			csr(o)
 		}
+	case *apiextensionsv1.CustomResourceDefinition:
+		definition.Default(o)
 	}
 }
 

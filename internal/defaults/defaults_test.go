@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -86,6 +87,12 @@ func TestApplyJSON(t *testing.T) {
 		{"csi driver", &storagev1.CSIDriver{},
 			`{"metadata":{"name":"d"},"spec":{}}`,
 			`{"metadata":{"name":"d"},"spec":{"attachRequired":true,"podInfoOnMount":false,"volumeLifecycleModes":["Persistent"],"storageCapacity":false,"fsGroupPolicy":"ReadWriteOnceWithFSType","requiresRepublish":false,"seLinuxMount":false}}`},
+		{"custom resource definition", &apiextensionsv1.CustomResourceDefinition{},
+			`{"metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","names":{"plural":"widgets","kind":"Widget"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true}]}}`,
+			`{"metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true}],"conversion":{"strategy":"None"}},"status":{"conditions":null,"acceptedNames":{"plural":"","kind":""},"storedVersions":["v1"]}}`},
+		{"custom resource definition with a conversion webhook", &apiextensionsv1.CustomResourceDefinition{},
+			`{"metadata":{"name":"w"},"spec":{"conversion":{"strategy":"Webhook","webhook":{"clientConfig":{"service":{"namespace":"ns","name":"conv"}}}}}}`,
+			`{"metadata":{"name":"w"},"spec":{"group":"","names":{"plural":"","kind":""},"scope":"","versions":null,"conversion":{"strategy":"Webhook","webhook":{"clientConfig":{"service":{"namespace":"ns","name":"conv","port":443}},"conversionReviewVersions":null}}},"status":{"conditions":null,"acceptedNames":{"plural":"","kind":""},"storedVersions":null}}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -39,6 +40,7 @@ var defaultedKinds = []func() runtime.Object{
 	func() runtime.Object { return &storagev1.StorageClass{} },
 	func() runtime.Object { return &storagev1.CSIDriver{} },
 	func() runtime.Object { return &certificatesv1.CertificateSigningRequest{} },
+	func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
 }
 
 // FuzzApply decodes arbitrary JSON into each defaulted type: Apply must not
