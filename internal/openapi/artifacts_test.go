@@ -35,7 +35,7 @@ func TestArtifacts(t *testing.T) {
 			t.Errorf("%s: %d bytes kept as %d compressed, want at most a quarter", name, len(plain), len(a.gz))
 		}
 	}
-	check("v2", b.v2)
+	check("v2", mustV2(b))
 	check("v3 index", b.index)
 	var index struct {
 		Paths map[string]struct {

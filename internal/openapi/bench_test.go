@@ -40,8 +40,8 @@ func BenchmarkRender(b *testing.B) {
 		v3 += len(mustPlain(g.json))
 		v3gz += len(g.json.gz)
 	}
-	b.ReportMetric(float64(len(mustPlain(last.v2))), "v2-bytes")
-	b.ReportMetric(float64(len(last.v2.gz)), "v2-gzip-bytes")
+	b.ReportMetric(float64(len(mustPlain(mustV2(last)))), "v2-bytes")
+	b.ReportMetric(float64(len(mustV2(last).gz)), "v2-gzip-bytes")
 	b.ReportMetric(float64(v3), "v3-bytes")
 	b.ReportMetric(float64(v3gz), "v3-gzip-bytes")
 	b.ReportMetric(float64(len(last.gvs)), "group-versions")
@@ -58,7 +58,7 @@ func BenchmarkV2Proto(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	js := mustPlain(built.v2)
+	js := mustPlain(mustV2(built))
 	var pb []byte
 	for b.Loop() {
 		if pb, err = v2ToProto(js); err != nil {

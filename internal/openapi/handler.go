@@ -50,13 +50,18 @@ func (d *Documents) V2Handler() http.Handler {
 			http.Error(w, "only JSON and protobuf are served", http.StatusNotAcceptable)
 			return
 		}
+		v2, err := b.v2.get()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
 		// Both forms share the JSON's ETag, as they carry the same
 		// document: a cached copy is validated without making the protobuf.
 		if offer > 0 {
-			serve(w, r, mediaV2Proto, b.v2.hash, b.modified, nil, func() ([]byte, error) { return b.v2Proto.get(b.v2, v2ToProto) })
+			serve(w, r, mediaV2Proto, v2.hash, b.modified, nil, func() ([]byte, error) { return b.v2Proto.get(v2, v2ToProto) })
 			return
 		}
-		serve(w, r, mediaJSON, b.v2.hash, b.modified, b.v2.gz, b.v2.plain)
+		serve(w, r, mediaJSON, v2.hash, b.modified, v2.gz, v2.plain)
 	})
 }
 

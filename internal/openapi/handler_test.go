@@ -26,7 +26,7 @@ func get(h http.Handler, target string, header ...string) *httptest.ResponseReco
 func TestV2Handler(t *testing.T) {
 	d, b := mustBuild(t)
 	h := d.V2Handler()
-	etag := strconv.Quote(b.v2.hash)
+	etag := strconv.Quote(mustV2(b).hash)
 	tests := []struct {
 		name        string
 		header      []string
@@ -176,7 +176,7 @@ func TestHandlersReadOnly(t *testing.T) {
 func TestBuildIsDeterministic(t *testing.T) {
 	_, a := mustBuild(t)
 	_, b := mustBuild(t)
-	if a.v2.hash != b.v2.hash || a.index.hash != b.index.hash {
+	if mustV2(a).hash != mustV2(b).hash || a.index.hash != b.index.hash {
 		t.Fatal("two builds of the same resources differ")
 	}
 }

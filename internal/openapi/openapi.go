@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,10 +34,22 @@ type Documents struct {
 	defs  map[string]*node
 	paths map[string]*pathItem
 	gvs   []schema.GroupVersion // sorted
+	// hasScale tells whether the scheme knows autoscaling/v1 Scale, which
+	// the scale subresource of custom resources publishes.
+	hasScale bool
 
-	once   sync.Once
-	built  *built
-	errOut error
+	// The built-in model serialized, once; every build reuses it.
+	baseOnce sync.Once
+	base     *base
+	baseErr  error
+
+	// custom is what SetCustom last accepted; customMu serializes
+	// SetCustom. current is the last build, for custom; buildMu
+	// serializes the builds that replace it.
+	custom   atomic.Pointer[customSet]
+	customMu sync.Mutex
+	current  atomic.Pointer[built]
+	buildMu  sync.Mutex
 }
 
 var knownVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
@@ -57,11 +70,20 @@ func New(scheme *runtime.Scheme, resources []Resource, info Info) (*Documents, e
 	}
 
 	r := newReflector(kindsByType(known, resources, served))
-	for _, t := range []reflect.Type{
+	// Besides what operations use whatever the resource, the definitions
+	// that custom resources refer to (SetCustom), even if no built-in
+	// resource does.
+	common := []reflect.Type{
 		reflect.TypeFor[metav1.Status](), reflect.TypeFor[metav1.DeleteOptions](),
 		reflect.TypeFor[metav1.Patch](), reflect.TypeFor[metav1.WatchEvent](),
 		reflect.TypeFor[metav1.APIResourceList](),
-	} {
+		reflect.TypeFor[metav1.ObjectMeta](), reflect.TypeFor[metav1.ListMeta](),
+	}
+	scale, hasScale := known[scaleGVK]
+	if hasScale {
+		common = append(common, scale)
+	}
+	for _, t := range common {
 		if _, err := r.define(t); err != nil {
 			return nil, err
 		}
@@ -112,7 +134,9 @@ func New(scheme *runtime.Scheme, resources []Resource, info Info) (*Documents, e
 	}
 	slices.SortFunc(gvs, func(a, b schema.GroupVersion) int { return strings.Compare(gvPath(a), gvPath(b)) })
 
-	return &Documents{info: info, defs: r.defs, paths: paths, gvs: gvs}, nil
+	d := &Documents{info: info, defs: r.defs, paths: paths, gvs: gvs, hasScale: hasScale}
+	d.custom.Store(&customSet{})
+	return d, nil
 }
 
 // kindsByType gives the x-kubernetes-group-version-kind of each Go type:
@@ -125,16 +149,24 @@ func kindsByType(known map[schema.GroupVersionKind]reflect.Type, resources []Res
 			gvks[t] = append(gvks[t], gvk{Group: k.Group, Version: k.Version, Kind: k.Kind})
 		}
 	}
+	// A subresource's kind may live in a group that is not served
+	// (autoscaling/v1 Scale); it is a kind all the same. Scale is one even
+	// when no built-in resource has the subresource: custom resources may.
+	extra := []schema.GroupVersionKind{scaleGVK}
 	for _, r := range resources {
 		for _, name := range r.Subresources {
-			// A subresource's kind may live in a group that is not served
-			// (autoscaling/v1 Scale); it is a kind all the same.
-			if k := subresources[name].kind; k != nil && !served[k.GroupVersion()] {
-				g := gvk{Group: k.Group, Version: k.Version, Kind: k.Kind}
-				if t, ok := known[*k]; ok && !slices.Contains(gvks[t], g) {
-					gvks[t] = append(gvks[t], g)
-				}
+			if k := subresources[name].kind; k != nil {
+				extra = append(extra, *k)
 			}
+		}
+	}
+	for _, k := range extra {
+		if served[k.GroupVersion()] {
+			continue
+		}
+		g := gvk{Group: k.Group, Version: k.Version, Kind: k.Kind}
+		if t, ok := known[k]; ok && !slices.Contains(gvks[t], g) {
+			gvks[t] = append(gvks[t], g)
 		}
 	}
 	for _, list := range gvks {

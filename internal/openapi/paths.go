@@ -24,10 +24,13 @@ type operation struct {
 	Action      string // x-kubernetes-action; empty for discovery
 	GVK         *gvk
 	Params      []param
-	Body        string   // definition name of the request body; empty for none
-	Consumes    []string // media types of the body; nil for any
-	Produces    []string
-	Responses   []response
+	Body        string // definition name of the request body; empty for none
+	// BodyOptional says the body may be left out (custom resources'
+	// delete: kube-apiserver's CRD builder marks DeleteOptions so).
+	BodyOptional bool
+	Consumes     []string // media types of the body; nil for any
+	Produces     []string
+	Responses    []response
 }
 
 type response struct {
@@ -51,7 +54,10 @@ const (
 	patchDef         = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
 	watchEventDef    = "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"
 	resourceListDef  = "io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"
+	scaleDef         = "io.k8s.api.autoscaling.v1.Scale"
 )
+
+var scaleGVK = schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 
 // subresource says how kube-apiserver publishes a subresource: the kind
 // its operations take and return and which operations there are. Nil kind
@@ -69,7 +75,7 @@ var subresources = map[string]subresource{
 	"ephemeralcontainers": {verbs: []string{"get", "update", "patch"}},
 	"resize":              {verbs: []string{"get", "update", "patch"}},
 	"approval":            {verbs: []string{"get", "update", "patch"}},
-	"scale":               {kind: &schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, verbs: []string{"get", "update", "patch"}},
+	"scale":               {kind: &scaleGVK, verbs: []string{"get", "update", "patch"}},
 	"binding":             {kind: &schema.GroupVersionKind{Version: "v1", Kind: "Binding"}, verbs: []string{"create"}},
 	"eviction":            {kind: &schema.GroupVersionKind{Group: "policy", Version: "v1", Kind: "Eviction"}, verbs: []string{"create"}},
 	"token":               {kind: &schema.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest"}, verbs: []string{"create"}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 )
 
 type v2Operation struct {
@@ -37,8 +38,11 @@ type v2Response struct {
 var anyMediaType = []string{"*/*"}
 
 // renderV2 serializes the whole model as one Swagger 2.0 document, from
-// the definitions already serialized in defs.
-func (d *Documents) renderV2(defs map[string][]byte) ([]byte, error) {
+// the built-in paths and definitions already serialized in base and the
+// custom resources of set. As kube-apiserver merges custom resources into
+// its document, a built-in path wins over a custom one, and a custom
+// definition reaches the document only through a custom path that does.
+func (d *Documents) renderV2(base *base, set *customSet) ([]byte, error) {
 	head, err := json.Marshal(struct {
 		Swagger             string                    `json:"swagger"`
 		Info                wireInfo                  `json:"info"`
@@ -48,9 +52,27 @@ func (d *Documents) renderV2(defs map[string][]byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: v2: %w", ErrBuild, err)
 	}
-	paths, used, err := v2Writer.paths(d, nil, defs)
-	if err != nil {
-		return nil, fmt.Errorf("v2: %w", err)
+	paths := maps.Clone(base.v2Paths)
+	var roots []string
+	for _, cr := range set.all {
+		for _, p := range cr.paths {
+			if _, builtin := base.v2Paths[p.path]; builtin {
+				continue
+			}
+			paths[p.path] = p.v2
+			roots = append(roots, p.v2Refs...)
+		}
+	}
+	used := make(map[string][]byte, len(base.v2Used)+len(set.v2Defs))
+	for _, name := range base.v2Used {
+		used[name] = base.v2Defs[name]
+	}
+	for name := range d.reach(roots, set.v2Defs) {
+		if c, ok := set.v2Defs[name]; ok {
+			used[name] = c.body
+		} else {
+			used[name] = base.v2Defs[name]
+		}
 	}
 	var b bytes.Buffer
 	b.Grow(len(paths)*4096 + len(used)*4096)
@@ -83,7 +105,7 @@ func v2Op(op *operation) *v2Operation {
 		o.Consumes = anyMediaType
 	}
 	if op.Body != "" {
-		body := v2Parameter{Name: "body", In: "body", Required: true, Schema: v2Flavour.ref(op.Body)}
+		body := v2Parameter{Name: "body", In: "body", Required: !op.BodyOptional, Schema: v2Flavour.ref(op.Body)}
 		o.Parameters = append([]v2Parameter{body}, o.Parameters...)
 	}
 	for _, r := range op.Responses {
@@ -103,11 +125,11 @@ func v2Param(p param) v2Parameter {
 	}
 }
 
-// pathRefs returns the definitions that the operations of the paths keep
-// refer to directly; keep nil means every path.
-func (d *Documents) pathRefs(keep func(*pathItem) bool) []string {
+// pathRefs returns the definitions that the operations of the items keep
+// selects refer to directly; keep nil means every item.
+func pathRefs(items map[string]*pathItem, keep func(*pathItem) bool) []string {
 	var refs []string
-	for _, item := range d.paths {
+	for _, item := range items {
 		if keep != nil && !keep(item) {
 			continue
 		}
@@ -123,6 +145,12 @@ func (d *Documents) pathRefs(keep func(*pathItem) bool) []string {
 		}
 	}
 	return refs
+}
+
+// pathRefs returns the definitions that the built-in operations of the
+// paths keep selects refer to directly.
+func (d *Documents) pathRefs(keep func(*pathItem) bool) []string {
+	return pathRefs(d.paths, keep)
 }
 
 // closure returns the definitions reachable from roots.

@@ -57,9 +57,14 @@ func (d *Documents) renderV3(gv schema.GroupVersion, defs map[string][]byte) ([]
 	if err != nil {
 		return nil, fmt.Errorf("%w: v3: %w", ErrBuild, err)
 	}
-	paths, used, err := v3Writer.paths(d, func(p *pathItem) bool { return p.GV == gv }, defs)
+	keep := func(p *pathItem) bool { return p.GV == gv }
+	paths, err := v3Writer.paths(d.paths, keep)
 	if err != nil {
 		return nil, fmt.Errorf("v3: %w", err)
+	}
+	used := map[string][]byte{}
+	for name := range closure(d.defs, d.pathRefs(keep)) {
+		used[name] = defs[name]
 	}
 	var b bytes.Buffer
 	b.Grow(len(paths)*4096 + len(used)*4096)
@@ -92,7 +97,7 @@ func v3Op(op *operation) *v3Operation {
 		if consumes == nil {
 			consumes = anyMediaType
 		}
-		o.RequestBody = &v3RequestBody{Content: content(consumes, op.Body), Required: true}
+		o.RequestBody = &v3RequestBody{Content: content(consumes, op.Body), Required: !op.BodyOptional}
 	}
 	for _, r := range op.Responses {
 		resp := v3Response{Description: r.Description}

@@ -58,21 +58,17 @@ func mapParams[P any](ps []param, f func(param) P) []P {
 	return out
 }
 
-// paths serializes the paths keep selects (nil: all) and picks, from the
-// definitions already serialized in defs, every one they reach.
-func (f flavourWriter[O, P]) paths(d *Documents, keep func(*pathItem) bool, defs map[string][]byte) (paths, used map[string][]byte, err error) {
-	paths = map[string][]byte{}
-	for path, item := range d.paths {
+// paths serializes the items keep selects (nil: all), by path.
+func (f flavourWriter[O, P]) paths(items map[string]*pathItem, keep func(*pathItem) bool) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for path, item := range items {
 		if keep != nil && !keep(item) {
 			continue
 		}
-		if paths[path], err = json.Marshal(f.path(item)); err != nil {
-			return nil, nil, fmt.Errorf("%w: %s: %w", ErrBuild, path, err)
+		var err error
+		if out[path], err = json.Marshal(f.path(item)); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrBuild, path, err)
 		}
 	}
-	used = map[string][]byte{}
-	for name := range closure(d.defs, d.pathRefs(keep)) {
-		used[name] = defs[name]
-	}
-	return paths, used, nil
+	return out, nil
 }
