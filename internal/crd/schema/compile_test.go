@@ -51,8 +51,10 @@ func TestCompileErrors(t *testing.T) {
 		},
 		{
 			name: "names not accepted", version: "v1",
-			change: func(crd *apiextensionsv1.CustomResourceDefinition) { crd.Status.AcceptedNames = apiextensionsv1.CustomResourceDefinitionNames{} },
-			is:     ErrNotAccepted, text: "names not accepted: CustomResourceDefinition things.schema-helper.example.com has an empty status.acceptedNames.kind",
+			change: func(crd *apiextensionsv1.CustomResourceDefinition) {
+				crd.Status.AcceptedNames = apiextensionsv1.CustomResourceDefinitionNames{}
+			},
+			is: ErrNotAccepted, text: "names not accepted: CustomResourceDefinition things.schema-helper.example.com has an empty status.acceptedNames.kind",
 		},
 		{
 			name: "not structural", version: "v1",

@@ -14,11 +14,11 @@ func TestPrepare(t *testing.T) {
 	without := compileYAML(t, `{type: object, x-kubernetes-preserve-unknown-fields: true}`)
 	const head = "{apiVersion: schema-helper.example.com/v1, kind: Widget, "
 	for _, c := range []struct {
-		name      string
-		v         *Version
-		op        string // create, update, status
-		obj, old  string
-		want      string
+		name     string
+		v        *Version
+		op       string // create, update, status
+		obj, old string
+		want     string
 	}{
 		{
 			name: "create drops the status", v: withStatus, op: "create",
