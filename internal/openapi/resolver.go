@@ -10,18 +10,27 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
-// SchemaResolver resolves served kinds to their schemas with every $ref
-// inlined, as the CEL type checker of admission policies needs them. It
-// reads the rendered v3 documents, so it costs nothing until first used.
+// SchemaResolver resolves served kinds, built-in and custom, to their
+// schemas with every $ref inlined, as the CEL type checker of admission
+// policies needs them. It reads the rendered v3 documents, so it costs
+// nothing until first used, and follows SetCustom: a group-version's
+// definitions are parsed again when its document changes.
 type SchemaResolver struct {
 	d     *Documents
 	mu    sync.Mutex
-	cache map[schema.GroupVersion]map[string]*spec.Schema
+	cache map[schema.GroupVersion]parsedDocument
+}
+
+// parsedDocument is the definitions of a group-version's document, and the
+// hash of the document they were parsed from.
+type parsedDocument struct {
+	hash string
+	defs map[string]*spec.Schema
 }
 
 // Resolver returns a SchemaResolver over d.
 func (d *Documents) Resolver() *SchemaResolver {
-	return &SchemaResolver{d: d, cache: map[schema.GroupVersion]map[string]*spec.Schema{}}
+	return &SchemaResolver{d: d, cache: map[schema.GroupVersion]parsedDocument{}}
 }
 
 // ResolveSchema returns the schema of gvk, or an error when it is not served.
@@ -41,18 +50,19 @@ func (r *SchemaResolver) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schem
 }
 
 func (r *SchemaResolver) definitions(gv schema.GroupVersion) (map[string]*spec.Schema, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if defs, ok := r.cache[gv]; ok {
-		return defs, nil
-	}
 	b, err := r.d.build()
 	if err != nil {
 		return nil, err
 	}
 	doc, ok := b.gvs[gvPath(gv)]
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if !ok {
+		delete(r.cache, gv)
 		return nil, fmt.Errorf("%w: %s", ErrUnknownKind, gv)
+	}
+	if p, ok := r.cache[gv]; ok && p.hash == doc.json.hash {
+		return p.defs, nil
 	}
 	var parsed struct {
 		Components struct {
@@ -66,7 +76,7 @@ func (r *SchemaResolver) definitions(gv schema.GroupVersion) (map[string]*spec.S
 	if err := json.Unmarshal(js, &parsed); err != nil {
 		return nil, fmt.Errorf("parsing the %s document: %w", gv, err)
 	}
-	r.cache[gv] = parsed.Components.Schemas
+	r.cache[gv] = parsedDocument{hash: doc.json.hash, defs: parsed.Components.Schemas}
 	return parsed.Components.Schemas, nil
 }
 
