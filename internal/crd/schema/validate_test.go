@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // validWidget is a widget that passes every check; cases change it.
@@ -389,6 +390,36 @@ func TestValidateStatusUpdate(t *testing.T) {
 			}
 			if diff := cmp.Diff(c.warnings, warnings, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidateScope(t *testing.T) {
+	cluster := compileYAML(t, `{type: object}`, func(crd *apiextensionsv1.CustomResourceDefinition) {
+		crd.Spec.Scope = apiextensionsv1.ClusterScoped
+	})
+	namespaced := compileYAML(t, `{type: object}`)
+	for _, c := range []struct {
+		name string
+		v    *Version
+		meta string
+		want []string
+	}{
+		{name: "cluster-scoped without namespace", v: cluster, meta: `{name: a}`},
+		{name: "cluster-scoped with namespace", v: cluster, meta: `{name: a, namespace: ns}`, want: []string{`metadata.namespace: Forbidden: not allowed on this type`}},
+		{name: "namespaced with namespace", v: namespaced, meta: `{name: a, namespace: ns}`},
+		{name: "namespaced without namespace", v: namespaced, meta: `{name: a}`, want: []string{`metadata.namespace: Required value`}},
+		{name: "namespace not a label", v: namespaced, meta: `{name: a, namespace: Not_A_Label}`, want: []string{`metadata.namespace: Invalid value: "Not_A_Label": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
+		{name: "generateName is validated as a prefix", v: namespaced, meta: `{name: a, generateName: "Bad-", namespace: ns}`, want: []string{`metadata.generateName: Invalid value: "Bad-": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`}},
+		{name: "metadata not an object", v: namespaced, meta: `[]`, want: []string{`metadata: Invalid value: []: expected map[string]interface{}, got []interface {}`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			obj := object(t, `{apiVersion: schema-helper.example.com/v1, kind: Thing}`)
+			obj.Object["metadata"] = object(t, `{m: `+c.meta+`}`).Object["m"]
+			errs := c.v.ValidateCreate(context.Background(), obj)
+			if diff := cmp.Diff(c.want, errorStrings(errs), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
 	}
