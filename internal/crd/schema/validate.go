@@ -41,8 +41,9 @@ var (
 const blockedCEL = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
 
 // ValidateCreate checks a new object as kube-apiserver's custom resource
-// strategy does, in its order: apiVersion and kind (nothing else is
-// checked when they are wrong), metadata (name a DNS subdomain, namespace
+// strategy does, in its order: apiVersion and kind (when they are wrong,
+// metadata, schema and scale are not checked, the rest is), metadata
+// (name a DNS subdomain, namespace
 // required for namespaced kinds and forbidden otherwise, labels,
 // annotations, finalizers, ...), the OpenAPI schema (types, formats,
 // enum, pattern, bounds, required, nullable, int-or-string; kube-openapi's
@@ -59,14 +60,13 @@ const blockedCEL = "some validation rules were not checked because the object wa
 // scope, and PrepareForCreate. The error list is what kube-apiserver turns
 // into its 422 Invalid status.
 func (v *Version) ValidateCreate(ctx context.Context, obj *unstructured.Unstructured) field.ErrorList {
-	var errs field.ErrorList
-	if errs = v.validateTypeMeta(obj); len(errs) > 0 {
-		return errs
+	errs := v.validateTypeMeta(obj)
+	if len(errs) == 0 {
+		errs = append(errs, v.validateObjectMeta(ctx, obj, nil)...)
+		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj.UnstructuredContent(), v.validator)...)
+		errs = append(errs, v.validateScaleSpec(obj)...)
+		errs = append(errs, v.validateScaleStatus(obj)...)
 	}
-	errs = append(errs, v.validateObjectMeta(ctx, obj, nil)...)
-	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj.UnstructuredContent(), v.validator)...)
-	errs = append(errs, v.validateScaleSpec(obj)...)
-	errs = append(errs, v.validateScaleStatus(obj)...)
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj.Object, v.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, obj.Object)...)
 	return v.validateRules(ctx, errs, obj.Object, nil, nil)
@@ -85,15 +85,14 @@ func (v *Version) ValidateCreate(ctx context.Context, obj *unstructured.Unstruct
 // kube-apiserver sends them as "Warning: 299" headers whatever the
 // outcome. The caller has applied PrepareForUpdate.
 func (v *Version) ValidateUpdate(ctx context.Context, obj, old *unstructured.Unstructured) (field.ErrorList, []string) {
-	var errs field.ErrorList
-	if errs = v.validateTypeMeta(obj); len(errs) > 0 {
-		return errs, nil
-	}
 	correlated := v.correlate(obj.Object, old.Object)
-	errs = append(errs, v.validateObjectMeta(ctx, obj, old)...)
-	errs = append(errs, validateUpdate(nil, obj.UnstructuredContent(), old.UnstructuredContent(), v.validator, correlated != nil, correlated)...)
-	errs = append(errs, v.validateScaleSpec(obj)...)
-	errs = append(errs, v.validateScaleStatus(obj)...)
+	errs := v.validateTypeMeta(obj)
+	if len(errs) == 0 {
+		errs = append(errs, v.validateObjectMeta(ctx, obj, old)...)
+		errs = append(errs, validateUpdate(nil, obj.UnstructuredContent(), old.UnstructuredContent(), v.validator, correlated != nil, correlated)...)
+		errs = append(errs, v.validateScaleSpec(obj)...)
+		errs = append(errs, v.validateScaleStatus(obj)...)
+	}
 	// Embedded resources are checked as on create.
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj.Object, v.structural, false)...)
 	if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, v.structural, old.Object); len(oldErrs) == 0 {
@@ -111,18 +110,17 @@ func (v *Version) ValidateUpdate(ctx context.Context, obj, old *unstructured.Uns
 // are as for ValidateUpdate. The caller has applied
 // PrepareForStatusUpdate, so that only the status differs from old.
 func (v *Version) ValidateStatusUpdate(ctx context.Context, obj, old *unstructured.Unstructured) (field.ErrorList, []string) {
-	var errs field.ErrorList
-	if errs = v.validateTypeMeta(obj); len(errs) > 0 {
-		return errs, nil
-	}
 	correlated := v.correlate(obj.Object, old.Object)
-	errs = append(errs, v.validateObjectMeta(ctx, obj, old)...)
-	if status, ok := obj.Object["status"]; ok && v.statusValidator != nil {
-		// Key is nil when old has no status to correlate; the validator
-		// then correlates the two itself.
-		errs = append(errs, validateUpdate(statusPath, status, old.Object["status"], v.statusValidator, correlated != nil, correlated.Key("status"))...)
+	errs := v.validateTypeMeta(obj)
+	if len(errs) == 0 {
+		errs = append(errs, v.validateObjectMeta(ctx, obj, old)...)
+		if status, ok := obj.Object["status"]; ok && v.statusValidator != nil {
+			// Key is nil when old has no status to correlate; the
+			// validator then correlates the two itself.
+			errs = append(errs, validateUpdate(statusPath, status, old.Object["status"], v.statusValidator, correlated != nil, correlated.Key("status"))...)
+		}
+		errs = append(errs, v.validateScaleStatus(obj)...)
 	}
-	errs = append(errs, v.validateScaleStatus(obj)...)
 	if newErrs := structurallisttype.ValidateListSetsAndMaps(nil, v.structural, obj.Object); len(newErrs) > 0 {
 		if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, v.structural, old.Object); len(oldErrs) == 0 {
 			errs = append(errs, newErrs...)

@@ -84,11 +84,16 @@ func TestValidateCreate(t *testing.T) {
 	}{
 		{name: "valid", patch: `{}`},
 		{
-			name:  "wrong kind and apiVersion: nothing else is checked",
-			patch: `{"kind": "Gadget", "apiVersion": "schema-helper.example.com/v2", "spec": {"color": "purple"}}`,
+			// As in kube-apiserver, a wrong kind skips metadata, schema
+			// and scale, not embedded resources, list types and rules.
+			name:  "wrong kind and apiVersion: some checks are skipped",
+			patch: `{"kind": "Gadget", "apiVersion": "schema-helper.example.com/v2", "metadata": {"name": "Bad_Name"}, "spec": {"color": "purple", "tags": ["a", "a"], "minReplicas": 9, "template": {"metadata": {"name": "a/b"}}}}`,
 			want: []string{
 				`apiVersion: Invalid value: "schema-helper.example.com/v2": must be schema-helper.example.com/v1`,
 				`kind: Invalid value: "Gadget": must be Widget`,
+				`spec.tags[1]: Duplicate value: "a"`,
+				`spec.template.metadata.name: Invalid value: "a/b": may not contain '/'`,
+				`spec: Invalid value: minReplicas must not exceed maxReplicas`,
 			},
 		},
 		{
