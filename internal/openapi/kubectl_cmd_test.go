@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/openapi3"
 	"k8s.io/kubectl/pkg/cmd/explain"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
@@ -72,6 +74,29 @@ func kubectlFactory(t *testing.T) cmdutil.Factory {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return kubectlFactoryFor(t, d, resources)
+}
+
+// kubectlCustomFactory is kubectlFactory with the custom resources of
+// testdata/custom served and published as well.
+func kubectlCustomFactory(t *testing.T) cmdutil.Factory {
+	t.Helper()
+	d := newTestDocuments(t)
+	crs := customResources(t, structuralForm, "crontab.yaml", "instance.yaml")
+	if err := d.SetCustom(crs); err != nil {
+		t.Fatal(err)
+	}
+	resources := servedResources()
+	for _, cr := range crs {
+		resources = append(resources, cr.Resource)
+	}
+	return kubectlFactoryFor(t, d, resources)
+}
+
+// kubectlFactoryFor returns kubectl's factory for a TLS server that serves
+// d and the discovery documents of resources.
+func kubectlFactoryFor(t *testing.T, d *Documents, resources []Resource) cmdutil.Factory {
+	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/openapi/v2", d.V2Handler())
 	mux.Handle("/openapi/v3", d.V3Handler())
@@ -149,4 +174,117 @@ func TestKubectlApplyValidation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKubectlExplainCustomCommand runs kubectl explain on custom
+// resources, through the v3 documents and the v2 one.
+func TestKubectlExplainCustomCommand(t *testing.T) {
+	f := kubectlCustomFactory(t)
+	tests := []struct {
+		args   []string
+		output string
+		want   []string
+	}{
+		{[]string{"crontabs"}, "plaintext", []string{"GROUP:      stable.example.com", "KIND:       CronTab", "VERSION:    v1", "CronTab runs a command on a schedule.", "metadata\t<ObjectMeta>", "spec\t<Object>"}},
+		{[]string{"crontabs.spec"}, "plaintext", []string{"FIELD: spec <Object>", "cronSpec\t<string> -required-", "ports\t<[]Object>", "note\t<string> -required-"}},
+		{[]string{"instances.spec.size"}, "plaintext", []string{"KIND:       Instance", "FIELD: size <string>", "ENUM:", "small"}},
+		{[]string{"crontabs.spec"}, "plaintext-openapiv2", []string{"KIND:     CronTab", "RESOURCE: spec <Object>", "cronSpec\t<string> -required-"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " ")+" -o "+tt.output, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			ef := explain.NewExplainFlags(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+			ef.OutputFormat = tt.output
+			o, err := ef.ToOptions(f, "kubectl", tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Run(); err != nil {
+				t.Fatalf("explain: %v\n%s", err, errOut.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestKubectlApplyCustom checks what kubectl apply decides from the
+// documents for custom resources: it leaves field validation to the
+// server, and, finding no strategic merge patch among what their PATCH
+// operations take (in v3, then v2, as apply looks), sends a JSON merge
+// patch; built-in kinds keep their strategic merge patch.
+func TestKubectlApplyCustom(t *testing.T) {
+	f := kubectlCustomFactory(t)
+	v, err := f.Validator(metav1.FieldValidationStrict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: c, namespace: default}\nspec: {cronSpec: '* * * * */5', bogus: 1}\n"
+	if err := v.ValidateBytes([]byte(manifest)); err != nil {
+		t.Errorf("kubectl validated on the client side: %v", err)
+	}
+
+	client, err := f.OpenAPIV3Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := openapi3.NewRoot(client)
+	v2, err := f.OpenAPISchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		gvk       schema.GroupVersionKind
+		strategic bool
+	}{
+		{gvk: cronTabGV.WithKind("CronTab")},
+		{gvk: cronTabGV.WithKind("Instance")},
+		{gvk: schema.GroupVersionKind{Group: "stable.example.com", Version: "v1beta1", Kind: "CronTab"}},
+		{gvk: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, strategic: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.gvk.String(), func(t *testing.T) {
+			doc, err := root.GVSpec(tt.gvk.GroupVersion())
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for path, item := range doc.Paths.Paths {
+				if item.Patch == nil || !gvkMatches(item.Patch.Extensions, tt.gvk) {
+					continue
+				}
+				found = true
+				content := item.Patch.RequestBody.Content
+				if _, ok := content["application/strategic-merge-patch+json"]; ok != tt.strategic {
+					t.Errorf("v3 %s: strategic merge patch %v, want %v", path, ok, tt.strategic)
+				}
+				if _, ok := content["application/merge-patch+json"]; !ok {
+					t.Errorf("v3 %s: no merge patch", path)
+				}
+			}
+			if !found {
+				t.Error("v3: no PATCH operation for the kind")
+			}
+			consumes := v2.GetConsumes(tt.gvk, "PATCH")
+			if len(consumes) == 0 {
+				t.Fatal("v2: no PATCH operation for the kind")
+			}
+			if got := slices.Contains(consumes, "application/strategic-merge-patch+json"); got != tt.strategic {
+				t.Errorf("v2: strategic merge patch %v, want %v (%v)", got, tt.strategic, consumes)
+			}
+		})
+	}
+}
+
+// gvkMatches reports whether an operation's x-kubernetes-group-version-kind
+// is gvk, as kubectl compares them.
+func gvkMatches(ext map[string]any, gvk schema.GroupVersionKind) bool {
+	m, ok := ext["x-kubernetes-group-version-kind"].(map[string]any)
+	return ok && m["group"] == gvk.Group && m["version"] == gvk.Version && m["kind"] == gvk.Kind
 }

@@ -89,11 +89,39 @@ func TestKubectlExplain(t *testing.T) {
 	}
 }
 
+// TestKubectlExplainCustom renders what `kubectl explain` prints for
+// custom resources, from their v3 document.
+func TestKubectlExplainCustom(t *testing.T) {
+	client := openAPIV3Client(t, kubectlServer(t, newCustomDocuments(t, "crontab.yaml", "instance.yaml")))
+	crontabs := cronTabGV.WithResource("crontabs")
+	tests := []struct {
+		name      string
+		gvr       schema.GroupVersionResource
+		fields    []string
+		recursive bool
+	}{
+		{name: "crontabs", gvr: crontabs},
+		{name: "crontabs.spec.recursive", gvr: crontabs, fields: []string{"spec"}, recursive: true},
+		{name: "crontabs.spec.embedded", gvr: crontabs, fields: []string{"spec", "embedded"}},
+		{name: "crontabs.v1beta1", gvr: schema.GroupVersionResource{Group: "stable.example.com", Version: "v1beta1", Resource: "crontabs"}},
+		{name: "instances.spec", gvr: cronTabGV.WithResource("instances"), fields: []string{"spec"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := explainv2.PrintModelDescription(tt.fields, &out, client, tt.gvr, tt.recursive, 0, "plaintext"); err != nil {
+				t.Fatalf("explain: %v", err)
+			}
+			golden(t, "explain_"+tt.name+".txt", out.Bytes())
+		})
+	}
+}
+
 // TestKubectlFieldValidationSupport runs kubectl's check of whether the
 // server supports the fieldValidation query parameter, through both
 // documents: a failure makes kubectl apply validate on the client side.
 func TestKubectlFieldValidationSupport(t *testing.T) {
-	cfg := kubectlServer(t, newTestDocuments(t))
+	cfg := kubectlServer(t, newCustomDocuments(t, "crontab.yaml", "instance.yaml"))
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -106,8 +134,12 @@ func TestKubectlFieldValidationSupport(t *testing.T) {
 		"v3": resource.NewQueryParamVerifierV3(dyn, dc.OpenAPIV3(), resource.QueryParamFieldValidation),
 		"v2": resource.NewQueryParamVerifier(dyn, dc, resource.QueryParamFieldValidation),
 	}
+	resources := servedResources()
+	for _, cr := range customResources(t, structuralForm, "crontab.yaml", "instance.yaml") {
+		resources = append(resources, cr.Resource)
+	}
 	for name, v := range verifiers {
-		for _, r := range servedResources() {
+		for _, r := range resources {
 			if !slices.Contains(r.Verbs, "patch") {
 				continue
 			}
