@@ -24,11 +24,8 @@ type Version struct {
 	crdName string
 	// gvk is the kind objects must declare: the group, this version and
 	// status.acceptedNames.kind, as kube-apiserver checks them.
-	gvk schema.GroupVersionKind
-	// specKind and specListKind name the OpenAPI models, which
-	// kube-apiserver builds from spec.names.
-	specKind, specListKind string
-	namespaced             bool
+	gvk        schema.GroupVersionKind
+	namespaced bool
 	// preserveUnknownFields is the legacy spec.preserveUnknownFields:
 	// nothing is pruned.
 	preserveUnknownFields bool
@@ -99,8 +96,6 @@ func Compile(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Ve
 	v := &Version{
 		crdName:               crd.Name,
 		gvk:                   schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Status.AcceptedNames.Kind},
-		specKind:              crd.Spec.Names.Kind,
-		specListKind:          crd.Spec.Names.ListKind,
 		namespaced:            crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
 		preserveUnknownFields: crd.Spec.PreserveUnknownFields,
 	}

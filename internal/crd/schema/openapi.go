@@ -104,8 +104,7 @@ func (v *Version) buildOpenAPI(crd *apiextensionsv1.CustomResourceDefinition, ve
 }
 
 // ModelName is the OpenAPI model name of the kind in this version
-// ("com.example.v1.Widget"); its list is ModelName()+"List"'s
-// counterpart, ListModelName.
+// ("com.example.v1.Widget"), from spec.names as kube-apiserver names it.
 func (v *Version) ModelName() string {
 	return modelName(v.openAPI.group, v.openAPI.version, v.openAPI.kind)
 }
