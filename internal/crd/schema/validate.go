@@ -43,11 +43,11 @@ const blockedCEL = "some validation rules were not checked because the object wa
 // ValidateCreate checks a new object as kube-apiserver's custom resource
 // strategy does, in its order: apiVersion and kind (when they are wrong,
 // metadata, schema and scale are not checked, the rest is), metadata
-// (name a DNS subdomain, namespace
-// required for namespaced kinds and forbidden otherwise, labels,
-// annotations, finalizers, ...), the OpenAPI schema (types, formats,
-// enum, pattern, bounds, required, nullable, int-or-string; kube-openapi's
-// texts at kube-apiserver's paths), the scale subresource's replicas
+// (name a DNS subdomain, namespace required for namespaced kinds and
+// forbidden otherwise, labels, annotations, ...), the OpenAPI schema
+// (types, formats, enum, pattern, bounds, required, nullable,
+// int-or-string; kube-openapi's texts at kube-apiserver's paths), the
+// scale subresource's replicas
 // paths, the metadata and type of embedded resources, the uniqueness of
 // x-kubernetes-list-type set and map items, and the
 // x-kubernetes-validations rules (message, messageExpression, reason,
