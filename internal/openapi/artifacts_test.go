@@ -14,7 +14,13 @@ import (
 // kept compressed, and the index points at every group-version with its
 // current hash. BenchmarkRender measures the build and reports the sizes.
 func TestArtifacts(t *testing.T) {
-	b, err := newTestDocuments(t).build()
+	for name, d := range map[string]*Documents{"built-in": newTestDocuments(t), "custom": newCustomDocuments(t, "crontab.yaml", "instance.yaml")} {
+		t.Run(name, func(t *testing.T) { checkArtifacts(t, d) })
+	}
+}
+
+func checkArtifacts(t *testing.T, d *Documents) {
+	b, err := d.build()
 	if err != nil {
 		t.Fatal(err)
 	}

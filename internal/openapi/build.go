@@ -58,10 +58,9 @@ func newArtifact(body []byte) (artifact, error) {
 	sum := sha256.Sum256(body)
 	var b bytes.Buffer
 	b.Grow(len(body) / 8)
-	zw, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-	if err != nil {
-		return artifact{}, err
-	}
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(&b)
 	if _, err := zw.Write(body); err != nil {
 		return artifact{}, err
 	}
@@ -70,6 +69,14 @@ func newArtifact(body []byte) (artifact, error) {
 	}
 	return artifact{gz: bytes.Clone(b.Bytes()), hash: strings.ToUpper(hex.EncodeToString(sum[:]))}, nil
 }
+
+// gzipWriters keeps the compressors: each holds about a megabyte of state,
+// and a change of the custom resources compresses one document per custom
+// group-version.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // a valid level cannot fail
+	return zw
+}}
 
 // plain returns the document uncompressed, for clients that do not take
 // gzip and for the conversions to protobuf.

@@ -264,11 +264,25 @@ func TestSetCustomReplaces(t *testing.T) {
 		t.Fatal("custom group-version before SetCustom")
 	}
 
+	builtinBuild, err := d.build()
+	if err != nil {
+		t.Fatal(err)
+	}
 	crs := customResources(t, structuralForm, "crontab.yaml", "instance.yaml")
 	if err := d.SetCustom(crs); err != nil {
 		t.Fatal(err)
 	}
 	withCustom := index()
+	customBuild, err := d.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The built-in documents are not made again.
+	for key, g := range builtinBuild.gvs {
+		if customBuild.gvs[key] != g {
+			t.Errorf("%s was made again", key)
+		}
+	}
 	first, ok := withCustom[key]
 	if !ok {
 		t.Fatalf("%s not in the index after SetCustom", key)

@@ -75,7 +75,6 @@ func (d *Documents) renderV2(base *base, set *customSet) ([]byte, error) {
 		}
 	}
 	var b bytes.Buffer
-	b.Grow(len(paths)*4096 + len(used)*4096)
 	b.Write(head[:len(head)-1])
 	b.WriteString(`,"paths":`)
 	writeObject(&b, paths)

@@ -67,7 +67,6 @@ func (d *Documents) renderV3(gv schema.GroupVersion, defs map[string][]byte) ([]
 		used[name] = defs[name]
 	}
 	var b bytes.Buffer
-	b.Grow(len(paths)*4096 + len(used)*4096)
 	b.Write(head[:len(head)-1])
 	b.WriteString(`,"paths":`)
 	writeObject(&b, paths)

@@ -121,6 +121,11 @@ type wireInfo struct {
 // order so that a document and its hash are the same on every build.
 func writeObject(b *bytes.Buffer, members map[string][]byte) {
 	keys := slices.Sorted(maps.Keys(members))
+	size := 2
+	for k, v := range members {
+		size += len(k) + len(v) + 4
+	}
+	b.Grow(size)
 	b.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {
