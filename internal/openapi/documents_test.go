@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -29,6 +30,18 @@ func mustBuild(t *testing.T) (*Documents, *built) {
 // fallback of apply).
 func TestV2ParsesWithGnostic(t *testing.T) {
 	_, b := mustBuild(t)
+	checkV2Parses(t, b, "io.k8s.api.core.v1.Pod", "io.k8s.api.apps.v1.Deployment", "io.k8s.api.rbac.v1.ClusterRole", "io.k8s.api.core.v1.ConfigMap")
+	t.Run("custom", func(t *testing.T) {
+		b, err := newCustomDocuments(t, "crontab.yaml", "instance.yaml").build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkV2Parses(t, b, "io.k8s.api.core.v1.Pod", "com.example.stable.v1.CronTab", "com.example.stable.v1.CronTabList", "com.example.stable.v1beta1.CronTab", "com.example.stable.v1.Instance")
+	})
+}
+
+func checkV2Parses(t *testing.T, b *built, models ...string) {
+	t.Helper()
 	doc, err := openapi_v2.ParseDocument(mustPlain(mustV2(b)))
 	if err != nil {
 		t.Fatalf("gnostic v2: %v", err)
@@ -44,12 +57,12 @@ func TestV2ParsesWithGnostic(t *testing.T) {
 	if !proto.Equal(doc, &decoded) {
 		t.Error("protobuf form differs from the JSON form")
 	}
-	models, err := protomodels.NewOpenAPIData(doc)
+	parsed, err := protomodels.NewOpenAPIData(doc)
 	if err != nil {
 		t.Fatalf("kubectl models: %v", err)
 	}
-	for _, name := range []string{"io.k8s.api.core.v1.Pod", "io.k8s.api.apps.v1.Deployment", "io.k8s.api.rbac.v1.ClusterRole", "io.k8s.api.core.v1.ConfigMap"} {
-		if models.LookupModel(name) == nil {
+	for _, name := range models {
+		if parsed.LookupModel(name) == nil {
 			t.Errorf("model %s missing", name)
 		}
 	}
@@ -61,7 +74,17 @@ func TestV2ParsesWithGnostic(t *testing.T) {
 // gnostic for the protobuf form and proto models).
 func TestV3ParsesWithSpec3(t *testing.T) {
 	_, b := mustBuild(t)
-	for key, g := range b.gvs {
+	custom, err := newCustomDocuments(t, "crontab.yaml", "instance.yaml").build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvs := maps.Clone(b.gvs)
+	for key, g := range custom.gvs {
+		if strings.HasPrefix(key, "apis/stable.example.com/") {
+			gvs[key] = g
+		}
+	}
+	for key, g := range gvs {
 		t.Run(key, func(t *testing.T) {
 			var doc spec3.OpenAPI
 			if err := json.Unmarshal(mustPlain(g.json), &doc); err != nil {
