@@ -141,6 +141,8 @@ func (c *Catalog) sync() {
 		if !ok || b.rv != crd.ResourceVersion {
 			resources, err := Resources(crd)
 			if err != nil {
+				// Resources still returns what can be served (versions
+				// whose rules do not compile are, as in kube-apiserver).
 				c.log.Warn("serving custom resource definition", "crd", crd.Name, "err", err)
 			}
 			b = builtCRD{rv: crd.ResourceVersion, resources: resources}

@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"errors"
 	"fmt"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -43,12 +44,23 @@ func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resou
 	}
 	names := crd.Status.AcceptedNames
 	versions := map[string]*crdschema.Version{}
+	var ordered []*crdschema.Version
+	var compileErrs []error
 	for _, name := range served {
 		compiled, err := crdschema.Compile(crd, name)
-		if err != nil {
+		if errors.Is(err, crdschema.ErrRuleCompile) && compiled != nil {
+			// kube-apiserver serves such a version; each write of it then
+			// fails with the rule's compile error.
+			compileErrs = append(compileErrs, err)
+		} else if err != nil {
 			return nil, fmt.Errorf("crd %s version %s: %w", crd.Name, name, err)
 		}
 		versions[name] = compiled
+		ordered = append(ordered, compiled)
+	}
+	typeConverter, err := crdschema.NewTypeConverter(ordered...)
+	if err != nil {
+		return nil, fmt.Errorf("crd %s: %w", crd.Name, err)
 	}
 	var out []*registry.Resource
 	for _, name := range served {
@@ -98,7 +110,7 @@ func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resou
 			subs = append(subs, "status")
 		}
 		for _, sub := range subs {
-			fm, err := managedfields.NewDefaultCRDFieldManager(compiled.TypeConverter(), conv, defaulter{compiled}, creater{}, gvk, gv, sub, resetFields(crd, versions, sub))
+			fm, err := managedfields.NewDefaultCRDFieldManager(typeConverter, conv, defaulter{compiled}, creater{}, gvk, gv, sub, resetFields(crd, versions, sub))
 			if err != nil {
 				return nil, fmt.Errorf("crd %s version %s: field manager: %w", crd.Name, name, err)
 			}
@@ -107,7 +119,7 @@ func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resou
 		res.Custom = custom
 		out = append(out, res)
 	}
-	return out, nil
+	return out, errors.Join(compileErrs...)
 }
 
 func crdVersion(crd *apiextensionsv1.CustomResourceDefinition, name string) *apiextensionsv1.CustomResourceDefinitionVersion {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
 // CRDCleanupFinalizer holds a deleted CustomResourceDefinition until its
@@ -74,4 +75,6 @@ type CustomSchema interface {
 	Fields(obj *unstructured.Unstructured) (fields.Set, error)
 	// ConvertFieldLabel accepts the labels Fields provides.
 	ConvertFieldLabel(label, value string) (string, string, error)
+	// OpenAPI is the version's published schema.
+	OpenAPI() *spec.Schema
 }

@@ -53,7 +53,11 @@ func settleCustom(res *registry.Resource, obj runtime.Object) {
 
 func (h *Handler) validateCreate(ctx context.Context, res *registry.Resource, obj runtime.Object) field.ErrorList {
 	if res.Custom == nil {
-		return h.cfg.ValidateCreate(obj)
+		errs := h.cfg.ValidateCreate(obj)
+		if len(errs) == 0 && h.cfg.Warnings != nil {
+			addWarnings(ctx, h.cfg.Warnings(obj, nil))
+		}
+		return errs
 	}
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
@@ -68,7 +72,14 @@ func (h *Handler) validateCreate(ctx context.Context, res *registry.Resource, ob
 
 func (h *Handler) validateUpdate(ctx context.Context, res *registry.Resource, sub string, obj, old runtime.Object) field.ErrorList {
 	if res.Custom == nil {
-		return h.cfg.ValidateUpdate(obj, old)
+		if sub == "status" && h.cfg.ValidateStatusUpdate != nil {
+			return h.cfg.ValidateStatusUpdate(obj, old)
+		}
+		errs := h.cfg.ValidateUpdate(obj, old)
+		if len(errs) == 0 && sub == "" && h.cfg.Warnings != nil {
+			addWarnings(ctx, h.cfg.Warnings(obj, old))
+		}
+		return errs
 	}
 	u, ok1 := obj.(*unstructured.Unstructured)
 	o, ok2 := old.(*unstructured.Unstructured)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsapply "k8s.io/apiextensions-apiserver/pkg/client/applyconfiguration"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +36,12 @@ type Config struct {
 	// required, since a write nothing validates must not pass silently.
 	ValidateCreate func(obj runtime.Object) field.ErrorList
 	ValidateUpdate func(obj, old runtime.Object) field.ErrorList
+	// ValidateStatusUpdate validates writes through /status; nil uses
+	// ValidateUpdate.
+	ValidateStatusUpdate func(obj, old runtime.Object) field.ErrorList
+	// Warnings returns the warnings of a successful write of a built-in
+	// kind (old is nil on create); nil gives none.
+	Warnings func(obj, old runtime.Object) []string
 	// Default sets a type's defaults in place; nil sets none.
 	Default func(obj runtime.Object)
 	// Table renders objects for kubectl get; nil serves the default
@@ -99,6 +107,8 @@ func New(cfg Config) (*Handler, error) {
 	h.rs = &Responder{c: h.c}
 	scheme := cfg.Objects.Scheme()
 	tc := applyconfigurations.NewTypeConverter(scheme)
+	// client-go's apply schema does not know apiextensions' types.
+	crdTC := apiextensionsapply.NewTypeConverter(scheme)
 	for _, res := range h.reg.All() {
 		if res.Virtual {
 			if cfg.Virtual[res.GVR] == nil {
@@ -111,6 +121,10 @@ func New(cfg Config) (*Handler, error) {
 			subs = append(subs, "status")
 		}
 		for _, sub := range subs {
+			tc := tc
+			if res.GVR.Group == apiextensionsv1.GroupName {
+				tc = crdTC
+			}
 			fm, err := managedfields.NewDefaultFieldManager(tc, scheme, defaulter{cfg.Default}, scheme,
 				res.GVK(), res.GVR.GroupVersion(), sub, resetFields(res, sub))
 			if err != nil {

@@ -8,13 +8,17 @@ import (
 	"net/http"
 	"strconv"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/objects"
+	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/storage"
 )
 
@@ -35,6 +39,12 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	if err := checkNamespace(t, obj); err != nil {
 		h.rs.Error(w, r, err)
+		return
+	}
+	if m.GetResourceVersion() == "" && !unconditionalUpdate(t.res) {
+		gr := t.res.GroupResource()
+		h.rs.Error(w, r, apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: gr.Resource}, t.name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), 0, "must be specified for an update")}))
 		return
 	}
 	out, created, err := h.updateObject(r.Context(), t, func(cur runtime.Object) (runtime.Object, error) {
@@ -165,6 +175,13 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		setRV(obj, nkv.ModRevision)
 		return obj, false, nil
 	}
+}
+
+// unconditionalUpdate reports whether a PUT without a resourceVersion may
+// replace whatever is stored: not for custom resources and their
+// definitions, whose strategies forbid it in kube-apiserver.
+func unconditionalUpdate(res *registry.Resource) bool {
+	return res.Custom == nil && res.GVR.Group != apiextensionsv1.GroupName
 }
 
 func managerSub(sub string) string {

@@ -30,6 +30,7 @@ import (
 	"github.com/portcullis/portcullis/internal/controllers/bootstraprbac"
 	"github.com/portcullis/portcullis/internal/controllers/clusterroleaggregation"
 	"github.com/portcullis/portcullis/internal/controllers/crdcleanup"
+	"github.com/portcullis/portcullis/internal/controllers/crdstatus"
 	"github.com/portcullis/portcullis/internal/controllers/namespace"
 	"github.com/portcullis/portcullis/internal/controllers/policystatus"
 	"github.com/portcullis/portcullis/internal/crd"
@@ -173,9 +174,11 @@ func newAPI(d apiDeps) (*api, error) {
 		Table:      table,
 		Stopping:   a.stopping,
 		// Validation assumes defaulted objects; the REST layer defaults first.
-		Default:        defaults.Apply,
-		ValidateCreate: validateCreate,
-		ValidateUpdate: validateUpdate,
+		Default:              defaults.Apply,
+		ValidateCreate:       validateCreate,
+		ValidateUpdate:       validateUpdate,
+		ValidateStatusUpdate: validation.StatusUpdate,
+		Warnings:             validation.Warnings,
 		Connectors: map[rest.ConnectorKey]rest.ConnectorFunc{
 			{Resource: schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, Subresource: "token"}: tokens.Create,
 		},
@@ -192,7 +195,7 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 
-	docs, err := openapi.New(scheme, openAPIResources(reg), openapi.Info{Title: "Kubernetes", Version: version.Info().GitVersion})
+	docs, err := openapi.New(scheme, openAPIResources(reg.All()), openapi.Info{Title: "Kubernetes", Version: version.Info().GitVersion})
 	if err != nil {
 		return nil, fmt.Errorf("building OpenAPI documents: %w", err)
 	}
@@ -222,7 +225,7 @@ func newAPI(d apiDeps) (*api, error) {
 	}
 	// Custom resources: the catalog serves what the CRDs define, the
 	// controllers keep the CRDs' status and finish their deletion.
-	catalog, err := crd.New(objs, d.log, func([]*registry.Resource) error { return disc.Refresh() })
+	catalog, err := crd.New(objs, d.log, func([]*registry.Resource) error { return disc.Refresh() }, publishOpenAPI(docs))
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +235,11 @@ func newAPI(d apiDeps) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.background = append(a.background, cleanup.Run)
+	crdStatus, err := crdstatus.New(objs, restHandler, d.log)
+	if err != nil {
+		return nil, err
+	}
+	a.background = append(a.background, cleanup.Run, crdStatus.Run)
 	checks := healthChecks{store: store, authn: authentication.Health, authz: authorization.Ready, ready: &a.ready}
 	if encrypted != nil && encrypted.HasKMS() {
 		checks.kms = encrypted.Check
@@ -352,10 +359,10 @@ func withMetricsEndpoint(next, metricsHandler http.Handler) http.Handler {
 	})
 }
 
-// openAPIResources describes the registry's resources for the OpenAPI documents.
-func openAPIResources(reg *registry.Registry) []openapi.Resource {
+// openAPIResources describes resources for the OpenAPI documents.
+func openAPIResources(resources []*registry.Resource) []openapi.Resource {
 	var out []openapi.Resource
-	for _, res := range reg.All() {
+	for _, res := range resources {
 		r := openapi.Resource{GVK: res.GVK(), Plural: res.GVR.Resource, Namespaced: res.Namespaced, Verbs: res.AllVerbs()}
 		if !res.Virtual {
 			r.ListGVK = res.GVR.GroupVersion().WithKind(res.Kind + "List")
@@ -372,4 +379,16 @@ func openAPIResources(reg *registry.Registry) []openapi.Resource {
 		out = append(out, r)
 	}
 	return out
+}
+
+// publishOpenAPI publishes the custom resources in the OpenAPI documents.
+func publishOpenAPI(docs *openapi.Documents) crd.Publisher {
+	return func(custom []*registry.Resource) error {
+		crs := make([]openapi.CustomResource, 0, len(custom))
+		for _, r := range openAPIResources(custom) {
+			res := custom[len(crs)]
+			crs = append(crs, openapi.CustomResource{Resource: r, Schema: res.Custom.Schema.OpenAPI()})
+		}
+		return docs.SetCustom(crs)
+	}
 }

@@ -45,3 +45,18 @@ func StatusUpdate(obj, old runtime.Object) field.ErrorList {
 	}
 	return appendNew(errs, genericMetaUpdate(obj, old)...)
 }
+
+// Warnings returns what kube-apiserver warns about a successful create
+// (old nil) or update of obj: unrecognized formats and list-type sets of
+// non-scalars in a CustomResourceDefinition's schemas. Other kinds have
+// none here.
+func Warnings(obj, old runtime.Object) []string {
+	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return nil
+	}
+	if o, ok := old.(*apiextensionsv1.CustomResourceDefinition); ok {
+		return definition.WarningsOnUpdate(crd, o)
+	}
+	return definition.WarningsOnCreate(crd)
+}

@@ -24,8 +24,10 @@ import (
 // Finalizer is the finalizer this controller removes.
 const Finalizer = registry.CRDCleanupFinalizer
 
-// Manager is the field manager of the controller's writes.
-const Manager = "apiextensions-apiserver"
+// Manager is the field manager of the controller's writes: kube-apiserver
+// writes its CRD controllers' changes through its loopback client, whose
+// user agent names the binary.
+const Manager = "kube-apiserver"
 
 // retryAfter is how soon a CRD whose objects are still held back by their
 // own finalizers is looked at again.
