@@ -94,6 +94,12 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		return nil, err
 	}
 	if opts.DryRun {
+		// A dry run answers what the write would: AlreadyExists included.
+		if _, err := h.store.Get(ctx, res.Key(m.GetNamespace(), m.GetName())); err == nil {
+			return nil, apierrors.NewAlreadyExists(res.GroupResource(), m.GetName())
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return nil, objects.StorageError(err, res.GroupResource(), m.GetName())
+		}
 		return obj, nil
 	}
 	for attempt := 0; ; attempt++ {

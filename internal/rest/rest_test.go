@@ -120,6 +120,7 @@ func TestVerbs(t *testing.T) {
 		{"apply force", "PATCH", cm + "/b?fieldManager=you&force=true", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: two\n", 200, `"x":"two"`},
 		{"dry run create", "POST", cm + "?dryRun=All", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}`, 201, `"name":"dry"`},
 		{"dry run not stored", "GET", cm + "/dry", "", "", 404, "not found"},
+		{"dry run create of an existing name", "POST", cm + "?dryRun=All", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`, 409, `configmaps \"a\" already exists`},
 		{"bad dry run", "POST", cm + "?dryRun=Yes", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}`, 400, "dryRun"},
 		{"delete", "DELETE", cm + "/yml1", "", "", 200, `"status":"Success"`},
 		{"delete missing", "DELETE", cm + "/yml1", "", "", 404, "not found"},
