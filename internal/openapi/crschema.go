@@ -66,9 +66,13 @@ func customKindSchema(cr CustomResource, f flavour) *spec.Schema {
 	if cr.Schema != nil {
 		in = *cr.Schema
 	}
+	// A published model (it has the group-version-kind) has had the
+	// embedded resources' apiVersion and kind made required, and one
+	// without properties is the bare object of a version without a schema.
+	published := in.Extensions[extGVK] != nil
 	var out *spec.Schema
 	var ext spec.Extensions
-	if cr.Schema == nil || (!f.v3 && boolExtension(&in, extPreserveUnknownFields)) {
+	if cr.Schema == nil || (published && len(in.Properties) == 0) || (!f.v3 && boolExtension(&in, extPreserveUnknownFields)) {
 		// Properties would make kubectl take every other field for
 		// unknown. Of the schema's extensions, the bare object keeps only
 		// the selectable fields of a published model.
@@ -78,10 +82,8 @@ func customKindSchema(cr CustomResource, f flavour) *spec.Schema {
 			ext[extSelectableFields] = sf
 		}
 	} else {
-		// A published model (it has the group-version-kind) has had the
-		// embedded resources' apiVersion and kind made required; in v2
-		// they are not, where unknown fields are preserved.
-		published := in.Extensions[extGVK] != nil
+		// In v2, embedded resources that preserve unknown fields do not
+		// require apiVersion and kind.
 		s := walkStructural(in, func(s *spec.Schema) {
 			unfold(s)
 			if !f.v3 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -40,8 +41,12 @@ type CustomResource struct {
 
 // SetCustom replaces the custom resources of the documents with crs. It is
 // safe to call at any time, concurrently with serving: clients see the new
-// documents from their next request, which builds them (a few tens of
-// milliseconds, the built-in parts being serialized once for good).
+// documents from their next request, which builds them (milliseconds for a
+// v3 document, tens of them for v2; the built-in parts are serialized once
+// for good). A custom resource unchanged since the last call (the same
+// names, an equal schema) is not serialized again, nor is the document of
+// a group-version whose resources are all unchanged; a call that changes
+// nothing changes no document.
 //
 // The custom resources are published as kube-apiserver publishes them: in
 // /openapi/v3/apis/<group>/<version>, a document of their own, and in
@@ -94,6 +99,10 @@ func (d *Documents) SetCustom(crs []CustomResource) error {
 	slices.SortFunc(set.all, func(a, b *renderedCR) int {
 		return cmp.Or(strings.Compare(a.gvKey, b.gvKey), strings.Compare(a.in.Plural, b.in.Plural))
 	})
+	if slices.Equal(set.all, prev.all) {
+		// Nothing changed: the documents stay, and so do their hashes.
+		return nil
+	}
 	base := d.builtinGroups()
 	for _, r := range set.all {
 		if !base[r.gvKey] {
@@ -177,11 +186,13 @@ func (d *Documents) validateCustom(cr CustomResource) error {
 }
 
 // sameCustom reports whether b would render as a does: same names, same
-// schema pointer (schemas are not modified once given).
+// schema. Schemas are not modified once given, so the same pointer is the
+// same schema; a copy is compared (a fraction of what rendering costs).
 func sameCustom(a, b CustomResource) bool {
 	return a.GVK == b.GVK && a.ListGVK == b.ListGVK && a.Plural == b.Plural && a.Namespaced == b.Namespaced &&
-		slices.Equal(a.Subresources, b.Subresources) && a.Schema == b.Schema &&
-		slices.Equal(a.SelectableFields, b.SelectableFields) && (a.SelectableFields == nil) == (b.SelectableFields == nil)
+		slices.Equal(a.Subresources, b.Subresources) &&
+		slices.Equal(a.SelectableFields, b.SelectableFields) && (a.SelectableFields == nil) == (b.SelectableFields == nil) &&
+		(a.Schema == b.Schema || reflect.DeepEqual(a.Schema, b.Schema))
 }
 
 // builtinGroups is the set of built-in group-versions, by gvPath.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	crdschema "github.com/portcullis/portcullis/internal/crd/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -22,7 +23,12 @@ const (
 	structuralForm schemaForm = iota
 	// unfoldedForm is the same, unfolded.
 	unfoldedForm
+	// compiledForm is the published model that internal/crd/schema
+	// compiles, Version.OpenAPI, as the server hands it over.
+	compiledForm
 )
+
+var schemaForms = map[string]schemaForm{"structural": structuralForm, "unfolded": unfoldedForm, "compiled": compiledForm}
 
 // customResources reads the CustomResourceDefinitions of testdata/custom
 // and returns their served versions as SetCustom takes them, the schema in
@@ -68,6 +74,17 @@ func customResource(t testing.TB, crd *apiextensionsv1.CustomResourceDefinition,
 	}
 	for _, f := range v.SelectableFields {
 		cr.SelectableFields = append(cr.SelectableFields, f.JSONPath)
+	}
+	if form == compiledForm {
+		crd = crd.DeepCopy()
+		crd.Status.AcceptedNames = crd.Spec.Names
+		compiled, err := crdschema.Compile(crd, v.Name)
+		if err != nil {
+			t.Fatalf("%s %s: %v", crd.Name, v.Name, err)
+		}
+		cr.Schema = compiled.OpenAPI()
+		cr.SelectableFields = nil // in the model
+		return cr
 	}
 	if v.Schema != nil {
 		internal := &apiextensions.CustomResourceValidation{}

@@ -62,8 +62,7 @@ func emptyBuiltins(defs map[string]any) {
 // custom group-versions with kube-apiserver's: paths, operations,
 // parameters, custom definitions exactly, built-in definitions by name.
 func TestCustomV3MatchesKubeAPIServer(t *testing.T) {
-	forms := map[string]schemaForm{"structural": structuralForm, "unfolded": unfoldedForm}
-	for formName, form := range forms {
+	for formName, form := range schemaForms {
 		d := newTestDocuments(t)
 		if err := d.SetCustom(customResources(t, form, "crontab.yaml", "instance.yaml")); err != nil {
 			t.Fatal(err)
@@ -94,13 +93,23 @@ func TestCustomV3MatchesKubeAPIServer(t *testing.T) {
 // to the v2 document with what kube-apiserver adds: the custom paths and
 // definitions exactly, and the built-in definitions they reach by name.
 func TestCustomV2MatchesKubeAPIServer(t *testing.T) {
-	d := newCustomDocuments(t, "crontab.yaml", "instance.yaml")
-	b, err := d.build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := decodeJSON(t, mustPlain(mustV2(b)))
 	want := readReference(t, "v2.json")
+	for formName, form := range schemaForms {
+		t.Run(formName, func(t *testing.T) {
+			d := newTestDocuments(t)
+			if err := d.SetCustom(customResources(t, form, "crontab.yaml", "instance.yaml")); err != nil {
+				t.Fatal(err)
+			}
+			b, err := d.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareV2(t, decodeJSON(t, mustPlain(mustV2(b))), want)
+		})
+	}
+}
+
+func compareV2(t *testing.T, doc, want map[string]any) {
 
 	paths := map[string]any{}
 	for path, item := range doc["paths"].(map[string]any) {

@@ -310,14 +310,22 @@ func TestSetCustomReplaces(t *testing.T) {
 	if w := get(h, second); strings.Contains(w.Body.String(), "Instance") {
 		t.Error("the removed kind is still published")
 	}
-	// The same set again: same documents.
+	// The same set again, in copies: the same documents.
 	before, _ := d.build()
-	if err := d.SetCustom(crs[:2]); err != nil {
+	if err := d.SetCustom(customResources(t, structuralForm, "crontab.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := d.build()
-	if after.gvs[key] != before.gvs[key] {
-		t.Error("an unchanged group-version's document was made again")
+	if after, _ := d.build(); after != before {
+		t.Error("an unchanged set made the documents again")
+	}
+	// One of two changed: the other's group-version document is kept.
+	changed := customResources(t, structuralForm, "crontab.yaml")
+	changed[1].Schema = objectSchema(nil)
+	if err := d.SetCustom(changed); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := d.build(); after.gvs[key] != before.gvs[key] || after.gvs[key+"beta1"] == before.gvs[key+"beta1"] {
+		t.Error("want the v1 document kept and the v1beta1 one made again")
 	}
 
 	if err := d.SetCustom(nil); err != nil {
@@ -434,6 +442,7 @@ func TestCustomBareObject(t *testing.T) {
 		{name: "no schema v2", f: v2Flavour, want: `{"type":"object",` + gvkJSON + `}`},
 		{name: "no schema v3", f: v3Flavour, selectable: []string{".spec.a"}, want: `{"type":"object",` + gvkJSON + `,"x-kubernetes-selectable-fields":[{"fieldPath":"spec.a"}]}`},
 		{name: "preserving v2", schema: preserve, f: v2Flavour, want: `{"type":"object",` + gvkJSON + `}`},
+		{name: "published bare object v3", schema: customKindSchema(CustomResource{Resource: Resource{GVK: cronTabGV.WithKind("Thing")}, SelectableFields: []string{".spec.a"}}, v3Flavour), f: v3Flavour, want: `{"type":"object",` + gvkJSON + `,"x-kubernetes-selectable-fields":[{"fieldPath":"spec.a"}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
