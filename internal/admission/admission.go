@@ -45,6 +45,10 @@ type Attributes struct {
 	// Options is the CreateOptions, UpdateOptions, PatchOptions or DeleteOptions.
 	Options runtime.Object
 	DryRun  bool
+	// Equivalents, when set, knows the other versions Resource is served
+	// in and converts between them, for matchPolicy Equivalent (nil: the
+	// resource is served in one version only).
+	Equivalents Equivalents
 }
 
 // Mutator may change Attributes.Object, or reject the request with an error

@@ -3,6 +3,7 @@ package crd
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -37,6 +38,7 @@ func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resou
 	if storage == "" {
 		return nil, fmt.Errorf("crd %s has no storage version", crd.Name)
 	}
+	listed := slices.Clone(served)
 	sortVersions(served)
 	conv := converter{group: crd.Spec.Group, strategy: apiextensionsv1.NoneConverter}
 	if crd.Spec.Conversion != nil {
@@ -100,7 +102,7 @@ func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resou
 		custom := &registry.Custom{
 			CRD: crd.Name, UID: crd.UID, StorageVersion: storage, Schema: compiled,
 			Convert: conv.convert, Terminating: crd.DeletionTimestamp != nil,
-			Managers: map[string]*managedfields.FieldManager{},
+			Managers: map[string]*managedfields.FieldManager{}, TypeConverter: typeConverter, Versions: listed,
 		}
 		if res.Scale {
 			custom.Scale = v.Subresources.Scale

@@ -38,6 +38,13 @@ type Custom struct {
 	// Managers are the field managers of the resource ("") and of its
 	// status subresource ("status").
 	Managers map[string]*managedfields.FieldManager
+	// TypeConverter is the structured-merge-diff converter of the CRD's
+	// served versions, for ApplyConfiguration mutations.
+	TypeConverter managedfields.TypeConverter
+	// Versions are the CRD's served versions in the order it lists them:
+	// the resources equivalent to this one (matchPolicy Equivalent), in
+	// the order kube-apiserver tries them.
+	Versions []string
 	// Scale holds the scale subresource's paths, nil without one.
 	Scale *apiextensionsv1.CustomResourceSubresourceScale
 	// Terminating is set while the CRD is being deleted: its objects can

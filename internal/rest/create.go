@@ -158,5 +158,8 @@ func (h *Handler) attributes(ctx context.Context, res *registry.Resource, sub st
 	if st := request.StateFrom(ctx); st != nil {
 		a.UserInfo = st.User
 	}
+	if res.Custom != nil {
+		a.Equivalents = equivalents{h.reg}
+	}
 	return a
 }

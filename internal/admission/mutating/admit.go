@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/cel-go/common/types/ref"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,7 +35,8 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 	if len(hooks) == 0 {
 		return err
 	}
-	r := &review{ctx: ctx, p: p, a: a, req: req, values: celenv.NewValues(a, p.opts.Authorizer)}
+	r := &review{ctx: ctx, p: p, a: a, req: req}
+	r.own = view{a: a, values: celenv.NewValues(a, p.opts.Authorizer)}
 	for _, h := range hooks {
 		// Bind never fails: invocations are only collected here.
 		_ = dispatch.Walk(ctx, req, p.opts.Params, h, r)
@@ -51,7 +53,9 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 type invocation struct {
 	policy  *compiledPolicy
 	binding *compiledBinding
-	param   runtime.Object
+	// match is the resource and kind the policy matched the request as.
+	match matching.Match
+	param runtime.Object
 	// params is the CEL value of param, nil without one.
 	params ref.Val
 }
@@ -84,17 +88,48 @@ type review struct {
 	errs        []policyError
 	// result is the mutated object, set when a mutation succeeded.
 	result runtime.Object
-	// values are the variables that do not change with the object;
-	// oldObject is oldObject as mutations see it, converted once.
+	// own is the request as it came; views are the request as matched
+	// through another version of its resource (matchPolicy Equivalent).
+	own   view
+	views map[matching.Match]*view
+	ns    *corev1.Namespace
+}
+
+// view is the request as a policy matched it: its attributes (objects
+// in the matched version), the variables that do not change with the
+// object, and oldObject as mutations see it, converted once.
+type view struct {
+	a         *admission.Attributes
 	values    celenv.Values
 	oldObject ref.Val
 }
 
+// viewAs returns the request as matched as m.
+func (r *review) viewAs(m matching.Match) (*view, error) {
+	if m == matching.Own(r.a) {
+		return &r.own, nil
+	}
+	if v, ok := r.views[m]; ok {
+		return v, nil
+	}
+	va, err := r.a.As(r.ctx, m.Resource, m.Kind)
+	if err != nil {
+		return nil, err
+	}
+	v := &view{a: va, values: celenv.NewValues(va, r.p.opts.Authorizer)}
+	v.values.SetNamespace(r.ns)
+	if r.views == nil {
+		r.views = map[matching.Match]*view{}
+	}
+	r.views[m] = v
+	return v, nil
+}
+
 // Bind implements dispatch.Visitor: it adds the invocations of a binding,
 // one per param.
-func (r *review) Bind(pol *compiledPolicy, b *compiledBinding, params []runtime.Object) error {
+func (r *review) Bind(pol *compiledPolicy, b *compiledBinding, m matching.Match, params []runtime.Object) error {
 	for _, param := range params {
-		r.invocations = append(r.invocations, invocation{policy: pol, binding: b, param: param, params: pol.ParamsVal(param)})
+		r.invocations = append(r.invocations, invocation{policy: pol, binding: b, match: m, param: param, params: pol.ParamsVal(param)})
 	}
 	return nil
 }
@@ -125,7 +160,8 @@ func (r *review) run() error {
 		}
 		return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, a.Namespace)
 	}
-	r.values.SetNamespace(ns)
+	r.ns = ns
+	r.own.values.SetNamespace(ns)
 	rv := admission.ReinvocationFrom(r.ctx)
 	st := r.p.reinvocationState(rv)
 	if rv.IsReinvoke() && st.lastOutput != nil && !equalObjects(st.lastOutput, a.Object) {
@@ -143,8 +179,19 @@ func (r *review) run() error {
 			return apierrors.NewInternalError(fmt.Errorf("expected %v compiled evaluators for policy %v, got %v",
 				len(pol.mutations)+pol.missing, pol.Name, len(pol.mutations)))
 		}
+		v, err := r.viewAs(inv.match)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		// The invocation sees the object in the version it matched.
+		obj := cur
+		if v.a != a && !matching.IsNil(cur) {
+			if obj, err = a.Equivalents.Convert(r.ctx, cur, v.a.Kind); err != nil {
+				return apierrors.NewInternalError(err)
+			}
+		}
 		if len(pol.Conditions) > 0 {
-			ok, err := r.conditionsHold(inv, cur)
+			ok, err := r.conditionsHold(v, inv, obj)
 			if err != nil {
 				r.errs = append(r.errs, policyError{policy: pol, binding: inv.binding.Name, err: err, reason: metav1.StatusReasonInvalid})
 				continue
@@ -160,13 +207,14 @@ func (r *review) run() error {
 				continue
 			}
 		}
+		changed := false
 		for j := range pol.mutations {
-			if matching.IsNil(cur) {
+			if matching.IsNil(obj) {
 				// Nothing to patch.
 				continue
 			}
 			start := time.Now()
-			next, err := r.mutate(inv, &pol.mutations[j], cur)
+			next, err := r.mutate(v, inv, &pol.mutations[j], obj)
 			r.p.metrics.Observe(time.Since(start), pol.Name, inv.binding.Name, errorType(err))
 			if err != nil {
 				if isStatusError(err) {
@@ -175,7 +223,13 @@ func (r *review) run() error {
 				r.errs = append(r.errs, policyError{policy: pol, binding: inv.binding.Name, err: err, reason: metav1.StatusReasonInvalid})
 				continue
 			}
-			cur, mutated = next, true
+			obj, changed = next, true
+		}
+		if changed {
+			if cur, err = a.ConvertBack(r.ctx, v.a, obj); err != nil {
+				return apierrors.NewInternalError(err)
+			}
+			mutated = true
 		}
 		// kube-apiserver also marks the reinvocable invocations before
 		// this one for reinvocation when this one changed the object;

@@ -47,14 +47,14 @@ func TestJSONValues(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := podRequest("CREATE", pod("default", "web", map[string]string{"app": "web"}), nil)
-			r := &review{ctx: context.Background(), p: newPlugin(t, options(newEnv())), a: a, values: celenv.NewValues(a, nil)}
+			r := &review{ctx: context.Background(), p: newPlugin(t, options(newEnv())), a: a, own: view{a: a, values: celenv.NewValues(a, nil)}}
 			ns, _ := newEnv().Namespace(context.Background(), "default")
-			r.values.SetNamespace(ns)
+			r.own.values.SetNamespace(ns)
 			content, err := r.p.objects.content(a.Object, podGVK)
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := r.mutationInput(&invocation{policy: pol})
+			in, err := r.mutationInput(&r.own, &invocation{policy: pol})
 			if err != nil {
 				t.Fatal(err)
 			}

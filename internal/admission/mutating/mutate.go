@@ -9,6 +9,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
 	"github.com/portcullis/portcullis/internal/admission/policy/dispatch"
@@ -19,41 +20,41 @@ import (
 // conditionsHold evaluates an invocation's match conditions against the
 // object as the invocations before left it, typed, with no
 // namespaceObject, as in kube-apiserver.
-func (r *review) conditionsHold(inv *invocation, cur runtime.Object) (bool, error) {
+func (r *review) conditionsHold(v *view, inv *invocation, cur runtime.Object) (bool, error) {
 	pol := inv.policy
-	in := r.values.Input(pol.uses &^ (celenv.UsesObject | celenv.UsesNamespace))
-	in.Object, in.Params = celenv.ObjectVal(cur, r.a.Kind), inv.params
+	in := v.values.Input(pol.uses &^ (celenv.UsesObject | celenv.UsesNamespace))
+	in.Object, in.Params = celenv.ObjectVal(cur, v.a.Kind), inv.params
 	return dispatch.ConditionsHold(pol.Compiler.NewActivation(r.ctx, in), pol.Conditions, pol.FailurePolicy)
 }
 
 // mutationInput returns the values of a mutation's expression but object:
 // objects in their unstructured form and namespaceObject with all its
 // metadata, as kube-apiserver gives them to mutations.
-func (r *review) mutationInput(inv *invocation) (celenv.Input, error) {
+func (r *review) mutationInput(v *view, inv *invocation) (celenv.Input, error) {
 	u := inv.policy.uses
-	in := r.values.Input(u &^ (celenv.UsesObject | celenv.UsesOldObject | celenv.UsesNamespace))
+	in := v.values.Input(u &^ (celenv.UsesObject | celenv.UsesOldObject | celenv.UsesNamespace))
 	in.Params = inv.params
 	if u&celenv.UsesNamespace != 0 {
-		in.Namespace = r.values.FullNamespace()
+		in.Namespace = v.values.FullNamespace()
 	}
 	if u&celenv.UsesOldObject != 0 {
-		if r.oldObject == nil {
-			v, err := r.contentVal(r.a.OldObject)
+		if v.oldObject == nil {
+			old, err := r.contentVal(v.a.OldObject, v.a.Kind)
 			if err != nil {
 				return in, err
 			}
-			r.oldObject = v
+			v.oldObject = old
 		}
-		in.OldObject = r.oldObject
+		in.OldObject = v.oldObject
 	}
 	return in, nil
 }
 
-// mutate applies one mutation to cur and returns the result, a new
-// object; cur is not modified. A failed JSON patch test operation returns
-// cur itself.
-func (r *review) mutate(inv *invocation, m *compiledMutation, cur runtime.Object) (runtime.Object, error) {
-	objs, gvk := r.p.objects, r.a.Kind
+// mutate applies one mutation to cur, an object of the request as v has
+// it, and returns the result, a new object; cur is not modified. A failed
+// JSON patch test operation returns cur itself.
+func (r *review) mutate(v *view, inv *invocation, m *compiledMutation, cur runtime.Object) (runtime.Object, error) {
+	objs, gvk := r.p.objects, v.a.Kind
 	// The schema is needed whatever the patch type, as in kube-apiserver.
 	tc, err := objs.typeConverter(gvk)
 	if err != nil {
@@ -63,7 +64,7 @@ func (r *review) mutate(inv *invocation, m *compiledMutation, cur runtime.Object
 	if err != nil {
 		return nil, err
 	}
-	in, err := r.mutationInput(inv)
+	in, err := r.mutationInput(v, inv)
 	if err != nil {
 		return nil, err
 	}
@@ -109,11 +110,11 @@ func (r *review) mutate(inv *invocation, m *compiledMutation, cur runtime.Object
 
 // contentVal returns obj's unstructured form as a CEL value (null for
 // nil), as kube-apiserver gives objects to mutations.
-func (r *review) contentVal(obj runtime.Object) (ref.Val, error) {
+func (r *review) contentVal(obj runtime.Object, gvk schema.GroupVersionKind) (ref.Val, error) {
 	if matching.IsNil(obj) {
 		return types.NullValue, nil
 	}
-	content, err := r.p.objects.content(obj, r.a.Kind)
+	content, err := r.p.objects.content(obj, gvk)
 	if err != nil {
 		return nil, err
 	}

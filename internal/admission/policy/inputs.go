@@ -18,17 +18,17 @@ func (r *review) lookupNamespace() error {
 		return err
 	}
 	r.values.SetNamespace(ns)
-	r.nsLooked = true
+	r.ns, r.nsLooked = ns, true
 	return nil
 }
 
-// input returns the values pol reads, without params, and namespaceObject
+// input returns the values of vals pol reads, without params, and namespaceObject
 // as audit annotations see it.
-func (r *review) input(pol *compiledPolicy) (celenv.Input, ref.Val) {
-	in := r.values.Input(pol.uses)
+func (r *review) input(vals *celenv.Values, pol *compiledPolicy) (celenv.Input, ref.Val) {
+	in := vals.Input(pol.uses)
 	var fullNamespace ref.Val
 	if pol.uses&celenv.UsesNamespace != 0 {
-		fullNamespace = r.values.FullNamespace()
+		fullNamespace = vals.FullNamespace()
 	}
 	return in, fullNamespace
 }

@@ -2,7 +2,9 @@ package policy
 
 import (
 	"context"
+	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -38,8 +40,12 @@ type review struct {
 	req   *matching.Request
 	state *request.State
 
-	values   celenv.Values
-	nsLooked bool
+	values celenv.Values
+	// versioned are the values of the request as matched through another
+	// version of its resource (matchPolicy Equivalent), by that match.
+	versioned map[matching.Match]*celenv.Values
+	nsLooked  bool
+	ns        *corev1.Namespace
 	// annotations are those of the policy being evaluated.
 	annotations annotationCollector
 	denied      []denial
@@ -47,16 +53,44 @@ type review struct {
 }
 
 // Bind implements dispatch.Visitor: it evaluates the policy once per
-// param and enforces the results by the binding's actions. An error
-// aborts the request: the namespace could not be read.
-func (r *review) Bind(pol *compiledPolicy, b *compiledBinding, params []runtime.Object) error {
+// param, on the request as the policy matched it, and enforces the
+// results by the binding's actions. An error aborts the request: the
+// namespace could not be read.
+func (r *review) Bind(pol *compiledPolicy, b *compiledBinding, m matching.Match, params []runtime.Object) error {
 	if err := r.lookupNamespace(); err != nil {
 		return err
 	}
+	vals, err := r.valuesAs(m)
+	if err != nil {
+		r.ConfigError(pol, b.Common(), fmt.Errorf("failed to convert object version: %w", err))
+		return nil
+	}
 	for _, param := range params {
-		in, fullNamespace := r.input(pol)
+		in, fullNamespace := r.input(vals, pol)
 		in.Params = pol.ParamsVal(param)
 		r.apply(pol, b, pol.evaluate(r.ctx, in, fullNamespace, r.p.log))
 	}
 	return nil
+}
+
+// valuesAs returns the values of the request as matched as m, its
+// objects converted to m's version once per request.
+func (r *review) valuesAs(m matching.Match) (*celenv.Values, error) {
+	if m == matching.Own(r.a) {
+		return &r.values, nil
+	}
+	if v, ok := r.versioned[m]; ok {
+		return v, nil
+	}
+	va, err := r.a.As(r.ctx, m.Resource, m.Kind)
+	if err != nil {
+		return nil, err
+	}
+	v := celenv.NewValues(va, r.p.opts.Authorizer)
+	v.SetNamespace(r.ns)
+	if r.versioned == nil {
+		r.versioned = map[matching.Match]*celenv.Values{}
+	}
+	r.versioned[m] = &v
+	return &v, nil
 }

@@ -65,7 +65,7 @@ func (r *recorder) ConfigError(p *pol, b *policyset.Binding, err error) {
 	r.events = append(r.events, fmt.Sprintf("error %s: %v", name, err))
 }
 
-func (r *recorder) Bind(p *pol, b *bind, params []runtime.Object) error {
+func (r *recorder) Bind(p *pol, b *bind, _ matching.Match, params []runtime.Object) error {
 	var names []string
 	for _, o := range params {
 		if o == nil {

@@ -15,11 +15,13 @@ type Visitor[P, B any] interface {
 	// ConfigError is a configuration error of pol (binding nil) or of
 	// one of its bindings; the plugin applies the failure policy.
 	ConfigError(pol P, binding *policyset.Binding, err error)
-	// Bind is a binding of pol that matches the request, with its params
-	// as params.Collect returns them: a single nil without params, none
+	// Bind is a binding of pol that matches the request, with the
+	// resource and kind pol matched it as (another version of the
+	// resource under matchPolicy Equivalent) and its params as
+	// params.Collect returns them: a single nil without params, none
 	// when none was found and the binding allows that. An error ends the
 	// request: it is the response.
-	Bind(pol P, b B, params []runtime.Object) error
+	Bind(pol P, b B, m matching.Match, params []runtime.Object) error
 }
 
 // Walk matches the policy of e against the request, resolves the scope of
@@ -27,7 +29,7 @@ type Visitor[P, B any] interface {
 // order, with its params to v. It returns the first error v.Bind returns.
 func Walk[P policyset.CompiledPolicy, B policyset.CompiledBinding](ctx context.Context, req *matching.Request, src params.Source, e *policyset.Entry[P, B], v Visitor[P, B]) error {
 	pol := e.Policy.Common()
-	ok, err := pol.Match.Matches(req)
+	m, ok, err := pol.Match.MatchAs(req)
 	if err != nil {
 		v.ConfigError(e.Policy, nil, err)
 		return nil
@@ -63,7 +65,7 @@ func Walk[P policyset.CompiledPolicy, B policyset.CompiledBinding](ctx context.C
 			v.ConfigError(e.Policy, bc, err)
 			continue
 		}
-		if err := v.Bind(e.Policy, b, ps); err != nil {
+		if err := v.Bind(e.Policy, b, m, ps); err != nil {
 			return err
 		}
 	}

@@ -22,6 +22,9 @@ type Criteria struct {
 	nsSelectorErr, objSelectorErr error
 
 	rules, exclude []Rule
+	// equivalent is matchPolicy Equivalent: a request also matches
+	// through the other versions of its resource.
+	equivalent bool
 	// ruleSpecs keeps the source rules for indexing.
 	ruleSpecs []admissionregistrationv1.NamedRuleWithOperations
 }
@@ -54,6 +57,9 @@ func compile(mr *admissionregistrationv1.MatchResources) *Criteria {
 		rules:     compileRules(mr.ResourceRules),
 		exclude:   compileRules(mr.ExcludeResourceRules),
 		ruleSpecs: mr.ResourceRules,
+		// Unset is Exact here, as in kube-apiserver's matcher; API
+		// defaulting sets Equivalent.
+		equivalent: mr.MatchPolicy != nil && *mr.MatchPolicy == admissionregistrationv1.Equivalent,
 	}
 	// Selectors that do not parse fail the requests the rules match, as in
 	// kube-apiserver, which parses them per request.
@@ -67,34 +73,47 @@ func compile(mr *admissionregistrationv1.MatchResources) *Criteria {
 // namespace lookup and selector errors only for requests the rules match,
 // and so does this.
 func (c *Criteria) Matches(r *Request) (bool, error) {
+	_, ok, err := c.MatchAs(r)
+	return ok, err
+}
+
+// MatchAs is Matches, and tells as which resource and kind the request
+// matched: its own, unless matchPolicy is Equivalent and only a rule for
+// another version of the resource matched. Exclusions follow the same
+// policy.
+func (c *Criteria) MatchAs(r *Request) (Match, bool, error) {
+	a := r.Attrs
 	if c.all {
-		return true, nil
+		return Own(a), true, nil
 	}
 	if c.err != nil {
-		return false, c.err
+		return Match{}, false, c.err
 	}
-	a := r.Attrs
 	nsMatch, nsErr := c.matchNamespace(r)
 	if !nsMatch && nsErr == nil {
-		return false, nil
+		return Match{}, false, nil
 	}
 	objMatch, objErr := c.matchObject(a.Object, a.OldObject)
 	if !objMatch && objErr == nil {
-		return false, nil
+		return Match{}, false, nil
 	}
-	if anyRuleMatches(c.exclude, a) {
-		return false, nil
+	if _, excluded := matchRules(c.exclude, c.equivalent, a); excluded {
+		return Match{}, false, nil
 	}
-	if len(c.rules) > 0 && !anyRuleMatches(c.rules, a) {
-		return false, nil
+	m := Own(a)
+	if len(c.rules) > 0 {
+		var ok bool
+		if m, ok = matchRules(c.rules, c.equivalent, a); !ok {
+			return Match{}, false, nil
+		}
 	}
 	if nsErr != nil {
-		return false, nsErr
+		return Match{}, false, nsErr
 	}
 	if objErr != nil {
-		return false, objErr
+		return Match{}, false, objErr
 	}
-	return true, nil
+	return m, true, nil
 }
 
 func (c *Criteria) matchNamespace(r *Request) (bool, error) {

@@ -19,9 +19,15 @@
 // # matchPolicy
 //
 // Equivalent differs from Exact only for a resource that is also served
-// under another group or version (kube-apiserver's equivalent resources,
-// such as apps/v1 and extensions/v1beta1 deployments). Portcullis serves
-// every resource in exactly one group and version and no two served
-// resources share storage, so both policies match the same requests here
-// and the matched resource and kind are always the request's own.
+// under another version from the same storage: the served versions of a
+// CustomResourceDefinition (built-in resources are served in one group
+// and version each here). The request's Attributes.Equivalents lists
+// them in the CRD's order. Under Equivalent a request that no rule
+// matches as it is matches through the first rule, in order, that names
+// one of its equivalents, tried in that order; MatchAs then reports that
+// resource and its kind, and the plugins judge the request converted to
+// it (Attributes.As). As in kube-apiserver, resource names are only
+// checked on the request's own resource, and exclusions follow the same
+// policy. An unset matchPolicy is Exact here; API defaulting sets
+// Equivalent.
 package matching

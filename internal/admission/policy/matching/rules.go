@@ -66,9 +66,7 @@ var namespaceResource = schema.GroupVersionResource{Version: "v1", Resource: "na
 // Matches reports whether the rule, including its resource names, matches
 // the request.
 func (r *Rule) Matches(a *admission.Attributes) bool {
-	if !r.matchesScope(a) || !containsOrWildcard(r.operations, string(a.Operation)) ||
-		!containsOrWildcard(r.groups, a.Resource.Group) || !containsOrWildcard(r.versions, a.Resource.Version) ||
-		!r.matchesResource(a.Resource.Resource, a.Subresource) {
+	if !r.matchesAs(a, a.Resource) {
 		return false
 	}
 	if len(r.names) == 0 {
@@ -80,6 +78,14 @@ func (r *Rule) Matches(a *admission.Attributes) bool {
 		}
 	}
 	return false
+}
+
+// matchesAs reports whether the rule, leaving its resource names aside,
+// matches the request as if it were for resource.
+func (r *Rule) matchesAs(a *admission.Attributes, resource schema.GroupVersionResource) bool {
+	return r.matchesScope(a) && containsOrWildcard(r.operations, string(a.Operation)) &&
+		containsOrWildcard(r.groups, resource.Group) && containsOrWildcard(r.versions, resource.Version) &&
+		r.matchesResource(resource.Resource, a.Subresource)
 }
 
 func (r *Rule) matchesScope(a *admission.Attributes) bool {
@@ -113,11 +119,36 @@ func containsOrWildcard(items []string, s string) bool {
 	return false
 }
 
-func anyRuleMatches(rules []Rule, a *admission.Attributes) bool {
+// Match is the resource and kind a request matched as: its own, or under
+// matchPolicy Equivalent the equivalent resource a rule names.
+type Match struct {
+	Resource schema.GroupVersionResource
+	Kind     schema.GroupVersionKind
+}
+
+// Own is the match of a request as its own resource and kind.
+func Own(a *admission.Attributes) Match { return Match{Resource: a.Resource, Kind: a.Kind} }
+
+// matchRules finds the first rule that matches the request as it is;
+// failing that, under Equivalent, the first rule (in order) that matches
+// one of the request's equivalent resources (in their order), resource
+// names not considered, as kube-apiserver's matcher does.
+func matchRules(rules []Rule, equivalent bool, a *admission.Attributes) (Match, bool) {
 	for i := range rules {
 		if rules[i].Matches(a) {
-			return true
+			return Own(a), true
 		}
 	}
-	return false
+	if !equivalent || a.Equivalents == nil {
+		return Match{}, false
+	}
+	eqs := a.Equivalents.For(a.Resource, a.Subresource)
+	for i := range rules {
+		for _, eq := range eqs {
+			if eq.Resource != a.Resource && rules[i].matchesAs(a, eq.Resource) {
+				return Match{Resource: eq.Resource, Kind: eq.Kind}, true
+			}
+		}
+	}
+	return Match{}, false
 }
