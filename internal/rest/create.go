@@ -85,7 +85,7 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		return nil, err
 	}
 	obj = attrs.Object
-	settleCustom(res, obj)
+	settleAdmitted(res, obj)
 	m, _ = meta.Accessor(obj)
 	if errs := h.validateCreate(ctx, res, obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), m.GetName(), errs)
@@ -93,6 +93,7 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 	if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
 		return nil, err
 	}
+	pruneAdmitted(res, obj)
 	if opts.DryRun {
 		// A dry run answers what the write would: AlreadyExists included.
 		if _, err := h.store.Get(ctx, res.Key(m.GetNamespace(), m.GetName())); err == nil {
@@ -138,9 +139,13 @@ func generateName(base string) string {
 
 // attributes builds the admission attributes of a write.
 func (h *Handler) attributes(ctx context.Context, res *registry.Resource, sub string, op admission.Operation, obj, old, options runtime.Object, dryRun bool) *admission.Attributes {
+	kind := res.GVK()
+	if sub == "scale" {
+		kind = scaleKind
+	}
 	a := &admission.Attributes{
-		Kind: res.GVK(), Resource: res.GVR, Subresource: sub,
-		RequestKind: res.GVK(), RequestResource: res.GVR, RequestSubResource: sub,
+		Kind: kind, Resource: res.GVR, Subresource: sub,
+		RequestKind: kind, RequestResource: res.GVR, RequestSubResource: sub,
 		Operation: op, Object: obj, OldObject: old, Options: options, DryRun: dryRun,
 	}
 	src := obj

@@ -39,8 +39,8 @@ func (h *Handler) defaultObject(res *registry.Resource, obj runtime.Object) {
 }
 
 // settleCustom prunes and defaults a custom resource that did not come
-// through the request decoder, or that mutating admission changed, as
-// kube-apiserver's codec does when it decodes a webhook's patch.
+// through the request decoder (in-process writes, patches), as
+// kube-apiserver's decoder does.
 func settleCustom(res *registry.Resource, obj runtime.Object) {
 	if res.Custom == nil {
 		return
@@ -48,6 +48,32 @@ func settleCustom(res *registry.Resource, obj runtime.Object) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		res.Custom.Schema.Prune(u.Object)
 		res.Custom.Schema.Default(u.Object)
+	}
+}
+
+// settleAdmitted defaults a custom resource after mutating admission, as
+// kube-apiserver defaults an object a webhook patched. Fields the schema
+// does not know stay until pruneAdmitted: object validation and
+// validating admission still see what mutating admission added, as they
+// do in kube-apiserver, whose storage codec prunes on the way to storage.
+func settleAdmitted(res *registry.Resource, obj runtime.Object) {
+	if res.Custom == nil {
+		return
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		res.Custom.Schema.Default(u.Object)
+	}
+}
+
+// pruneAdmitted removes, once admission is done, the fields of a custom
+// resource its schema does not know, so that neither the store nor the
+// response holds them.
+func pruneAdmitted(res *registry.Resource, obj runtime.Object) {
+	if res.Custom == nil {
+		return
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		res.Custom.Schema.Prune(u.Object)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/portcullis/portcullis/internal/admission/lifecycle"
 	"github.com/portcullis/portcullis/internal/controllers/namespace"
 	"github.com/portcullis/portcullis/internal/defaults"
+	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/objects/objectstest"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/validation"
@@ -33,8 +34,17 @@ type testServer struct {
 
 func newTestServer(t testing.TB) *testServer {
 	t.Helper()
-	objs := objectstest.New(t)
-	chain := &admission.Chain{Mutators: []admission.Mutator{lifecycle.New(objs.GetNamespace)}}
+	return newTestServerWith(t, objectstest.New(t), nil)
+}
+
+// newTestServerWith serves objs with the namespace lifecycle plugin and
+// then chain's plugins.
+func newTestServerWith(t testing.TB, objs *objects.Objects, chain *admission.Chain) *testServer {
+	t.Helper()
+	if chain == nil {
+		chain = &admission.Chain{}
+	}
+	chain.Mutators = append([]admission.Mutator{lifecycle.New(objs.GetNamespace)}, chain.Mutators...)
 	virtual := map[schema.GroupVersionResource]VirtualFunc{}
 	for _, res := range objs.Registry().All() {
 		if res.Virtual {

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/registry"
 )
 
@@ -27,6 +29,20 @@ func scaleParts(obj runtime.Object) (spec **int32, status int32, sel *metav1.Lab
 		return &o.Spec.Replicas, o.Status.Replicas, o.Spec.Selector, &o.ObjectMeta, nil
 	}
 	return nil, 0, nil, nil, apierrors.NewInternalError(fmt.Errorf("%T has no scale subresource", obj))
+}
+
+// scaleAttributes are the attributes of a write through /scale as
+// validating admission sees it: the Scales of obj and old.
+func (h *Handler) scaleAttributes(ctx context.Context, res *registry.Resource, obj, old runtime.Object, options runtime.Object, dryRun bool) (*admission.Attributes, error) {
+	scale, err := h.toScale(res, obj)
+	if err != nil {
+		return nil, err
+	}
+	oldScale, err := h.toScale(res, old)
+	if err != nil {
+		return nil, err
+	}
+	return h.attributes(ctx, res, "scale", admission.Update, scale, oldScale, options, dryRun), nil
 }
 
 // toScale renders a workload as autoscaling/v1 Scale.
@@ -98,20 +114,35 @@ func (h *Handler) patchScale(w http.ResponseWriter, r *http.Request, t target, p
 	}, opts, options)
 }
 
-// writeScale updates a workload's replicas through its Scale.
+// writeScale updates a workload's replicas through its Scale. As in
+// kube-apiserver, admission sees the subresource: mutating admission the
+// new and the current Scale before the replicas are applied, validating
+// admission (in updateObject) the Scales of the updated and the stored
+// object.
 func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, t target, change func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error), opts writeOptions, options runtime.Object) {
-	out, _, err := h.updateObject(r.Context(), target{res: t.res, ns: t.ns, name: t.name}, func(cur runtime.Object) (runtime.Object, error) {
+	ctx := r.Context()
+	out, _, err := h.updateObject(ctx, target{res: t.res, ns: t.ns, name: t.name, sub: "scale"}, func(cur runtime.Object) (runtime.Object, error) {
 		curScale, err := h.toScale(t.res, cur)
 		if err != nil {
 			return nil, err
 		}
-		scale, err := change(curScale)
+		scale, err := change(curScale.DeepCopy())
 		if err != nil {
 			return nil, err
 		}
 		if scale.Name != "" && scale.Name != t.name {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", scale.Name, t.name))
 		}
+		attrs := h.attributes(ctx, t.res, "scale", admission.Update, scale, curScale, options, opts.DryRun)
+		attrs.Name, attrs.Namespace = t.name, t.ns
+		if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
+			return nil, err
+		}
+		admitted, ok := attrs.Object.(*autoscalingv1.Scale)
+		if !ok {
+			return nil, apierrors.NewInternalError(fmt.Errorf("admission made the Scale a %T", attrs.Object))
+		}
+		scale = admitted
 		if scale.Spec.Replicas < 0 {
 			return nil, apierrors.NewInvalid(autoscalingv1.SchemeGroupVersion.WithKind("Scale").GroupKind(), t.name, field.ErrorList{
 				field.Invalid(field.NewPath("spec", "replicas"), scale.Spec.Replicas, "must be greater than or equal to 0")})

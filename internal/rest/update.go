@@ -73,6 +73,12 @@ type updateFunc func(cur runtime.Object) (runtime.Object, error)
 func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFunc, opts writeOptions, options runtime.Object, applied bool) (runtime.Object, bool, error) {
 	res := t.res
 	key := res.Key(t.ns, t.name)
+	// A write through /scale changes the object as its main resource
+	// does; only admission sees the Scale (writeScale).
+	strategySub := t.sub
+	if strategySub == "scale" {
+		strategySub = ""
+	}
 	for attempt := 0; ; attempt++ {
 		kv, err := h.store.Get(ctx, key)
 		if errors.Is(err, storage.ErrNotFound) && applied && t.sub == "" {
@@ -116,25 +122,35 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 					fmt.Errorf("no new finalizers can be added if the object is being deleted, found new finalizers %q", sets.List(added)))
 			}
 		}
-		prepareForUpdate(res, t.sub, obj, cur)
+		prepareForUpdate(res, strategySub, obj, cur)
 		if !applied {
 			fm := h.manager(res, managerSub(t.sub))
 			obj = fm.UpdateNoErrors(cur, obj, opts.FieldManager)
 		}
-		sub := t.sub
-		attrs := h.attributes(ctx, res, sub, admission.Update, obj, cur, options, opts.DryRun)
-		if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
-			return nil, false, err
+		var attrs *admission.Attributes
+		if t.sub != "scale" {
+			attrs = h.attributes(ctx, res, t.sub, admission.Update, obj, cur, options, opts.DryRun)
+			if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
+				return nil, false, err
+			}
+			obj = attrs.Object
 		}
-		obj = attrs.Object
-		settleCustom(res, obj)
+		settleAdmitted(res, obj)
 		m, _ = meta.Accessor(obj)
-		if errs := h.validateUpdate(ctx, res, t.sub, obj, cur); len(errs) > 0 {
+		if errs := h.validateUpdate(ctx, res, strategySub, obj, cur); len(errs) > 0 {
 			return nil, false, apierrors.NewInvalid(res.GVK().GroupKind(), t.name, errs)
+		}
+		if t.sub == "scale" {
+			// Validating admission judges the Scales of the updated and
+			// the stored object, as kube-apiserver's scale storage does.
+			if attrs, err = h.scaleAttributes(ctx, res, obj, cur, options, opts.DryRun); err != nil {
+				return nil, false, err
+			}
 		}
 		if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
 			return nil, false, err
 		}
+		pruneAdmitted(res, obj)
 		// An object being deleted goes once its last finalizer is removed.
 		if m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && h.deletableNow(obj) {
 			if opts.DryRun {
