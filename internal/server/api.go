@@ -367,6 +367,10 @@ func openAPIResources(resources []*registry.Resource) []openapi.Resource {
 		if !res.Virtual {
 			r.ListGVK = res.GVR.GroupVersion().WithKind(res.Kind + "List")
 		}
+		if res.Custom != nil {
+			// A CRD names its list kind (spec.names.listKind).
+			r.ListGVK = res.NewList().GetObjectKind().GroupVersionKind()
+		}
 		if res.Status {
 			r.Subresources = append(r.Subresources, "status")
 		}

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/portcullis/portcullis/test/e2e/harness"
 )
@@ -133,6 +135,49 @@ func TestCustomResources(t *testing.T) {
 		if !strings.Contains(raw, `"selector":"app=cron"`) || !strings.Contains(raw, `"kind":"Scale"`) {
 			t.Errorf("scale subresource: %s", raw)
 		}
+	})
+
+	step(t, "a client-go controller reconciles status", func(t *testing.T) {
+		// A dynamic informer (list, then watch) feeds a reconciler that
+		// copies spec.replicas to status.replicas, as operators do.
+		ctx, cancel := context.WithCancel(ctx)
+		factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, "crontabs", nil)
+		// Shutdown waits for the informers, which stop when ctx ends.
+		defer func() { cancel(); factory.Shutdown() }()
+		informer := factory.ForResource(crontabs).Informer()
+		reconcile := func(obj any) {
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				return
+			}
+			spec, _, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
+			status, _, _ := unstructured.NestedInt64(u.Object, "status", "replicas")
+			if spec == status {
+				return
+			}
+			u = u.DeepCopy()
+			_ = unstructured.SetNestedField(u.Object, spec, "status", "replicas")
+			// A conflict is retried by the next event, as in controllers.
+			_, _ = dyn.Resource(crontabs).Namespace(u.GetNamespace()).UpdateStatus(ctx, u, metav1.UpdateOptions{})
+		}
+		if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    reconcile,
+			UpdateFunc: func(_, obj any) { reconcile(obj) },
+		}); err != nil {
+			t.Fatal(err)
+		}
+		factory.Start(ctx.Done())
+		if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+			t.Fatal("the informer did not sync")
+		}
+		s.MustKubectl(t, "scale", "crontab", "my-new-cron-object", "-n", "crontabs", "--replicas=4")
+		eventually(t, "the controller's status", func() error {
+			got := s.MustKubectl(t, "get", "crontab", "my-new-cron-object", "-n", "crontabs", "-o", "jsonpath={.status.replicas}")
+			if got != "4" {
+				return fmt.Errorf("status.replicas = %q, want 4", got)
+			}
+			return nil
+		})
 	})
 
 	step(t, "delete the definition with its objects", func(t *testing.T) {
