@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -43,9 +44,9 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 		return errors.New("-clients, -duration and -objects must be positive")
 	}
 	switch cfg.op {
-	case "create", "get", "list", "mixed":
+	case "create", "get", "list", "mixed", "crds":
 	default:
-		return fmt.Errorf("unknown -op %q: want create, get, list or mixed", cfg.op)
+		return fmt.Errorf("unknown -op %q: want create, get, list, mixed or crds", cfg.op)
 	}
 	kind, err := newKind(cfg.kind, cfg.size)
 	if err != nil {
@@ -58,15 +59,24 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 	base.QPS = -1 // no client-side rate limiting: measure the server
 	base.UserAgent = "portcullis-load"
 
-	clients := make([]kubernetes.Interface, cfg.clients)
+	clients := make([]client, cfg.clients)
 	for i := range clients {
 		c := rest.CopyConfig(base)
 		// A Dial function of its own keeps client-go from sharing one cached
 		// transport (and its connections) between the clients.
 		c.Dial = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-		if clients[i], err = kubernetes.NewForConfig(c); err != nil {
+		if clients[i].kube, err = kubernetes.NewForConfig(c); err != nil {
 			return fmt.Errorf("client %d: %w", i, err)
 		}
+		if clients[i].dyn, err = dynamic.NewForConfig(c); err != nil {
+			return fmt.Errorf("client %d: %w", i, err)
+		}
+	}
+	if cfg.op == "crds" {
+		return runCRDs(ctx, clients, cfg.objects)
+	}
+	if err := kind.setup(ctx, clients[0]); err != nil {
+		return err
 	}
 
 	ns, cleanup, err := prepareNamespace(ctx, clients[0], cfg)
@@ -109,12 +119,12 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 
 // prepareNamespace creates the namespace to work in (unless the user named
 // an existing one) and returns a func that deletes what it created.
-func prepareNamespace(ctx context.Context, c kubernetes.Interface, cfg loadConfig) (string, func(), error) {
+func prepareNamespace(ctx context.Context, c client, cfg loadConfig) (string, func(), error) {
 	name := cfg.namespace
 	if name == "" {
 		name = fmt.Sprintf("load-%d", time.Now().Unix())
 	}
-	_, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	_, err := c.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	created := err == nil
 	if err != nil && !(cfg.namespace != "" && apierrors.IsAlreadyExists(err)) {
 		return "", nil, fmt.Errorf("creating namespace %s: %w", name, err)
@@ -126,7 +136,7 @@ func prepareNamespace(ctx context.Context, c kubernetes.Interface, cfg loadConfi
 		// Deleting a namespace removes its contents; do not wait for it.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := c.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		if err := c.kube.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			fmt.Fprintf(os.Stderr, "load: deleting namespace %s: %v\n", name, err)
 		}
 	}
@@ -134,7 +144,7 @@ func prepareNamespace(ctx context.Context, c kubernetes.Interface, cfg loadConfi
 }
 
 // createObjects makes the ConfigMaps obj-0..obj-(n-1) that get and list read.
-func createObjects(ctx context.Context, clients []kubernetes.Interface, k kind, ns string, n int) error {
+func createObjects(ctx context.Context, clients []client, k kind, ns string, n int) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(clients))
 	for w, c := range clients {
@@ -154,7 +164,7 @@ func createObjects(ctx context.Context, clients []kubernetes.Interface, k kind, 
 // worker is one client's loop.
 type worker struct {
 	id      int
-	client  kubernetes.Interface
+	client  client
 	kind    kind
 	ns      string
 	objects int

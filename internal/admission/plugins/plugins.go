@@ -19,6 +19,7 @@ import (
 	"github.com/portcullis/portcullis/internal/admission/webhook"
 	"github.com/portcullis/portcullis/internal/authz"
 	"github.com/portcullis/portcullis/internal/objects"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 // Deps is what the plugins read.
@@ -81,7 +82,7 @@ var (
 
 func (d Deps) webhookOptions(c pluginConfig, static bool) webhook.Options {
 	return webhook.Options{Namespaces: matching.NamespaceGetter(d.Objects.GetNamespace), Authorizer: d.Authorizer,
-		Services: serviceResolver{d.Objects}, KubeconfigFile: c.KubeConfigFile, Metrics: d.Metrics,
+		Services: webhookclient.EndpointsResolver{Get: d.Objects}, KubeconfigFile: c.KubeConfigFile, Metrics: d.Metrics,
 		Scheme: d.Objects.Scheme(), Log: d.Log, Static: static}
 }
 

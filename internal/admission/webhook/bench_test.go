@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 // The benchmarks of issue 7 item 7. Run them with
@@ -85,7 +86,7 @@ type floor struct {
 func newFloor(tb testing.TB, s *server) *floor {
 	tb.Helper()
 	// A cache of its own: the same transport settings, a separate pool.
-	cl, err := newClientCache().get(clientKey{caBundle: string(s.ca)}, nil)
+	cl, err := webhookclient.New(nil).HTTPClient(webhookclient.NewEndpoint(&s.URL, nil, s.ca), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

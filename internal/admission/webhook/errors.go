@@ -1,6 +1,10 @@
 package webhook
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/portcullis/portcullis/internal/webhookclient"
+)
 
 // ErrCredentialNotSupported reports a kubeconfig user portcullis can not
 // present to a webhook (exec plugins, auth providers, impersonation).
@@ -8,11 +12,11 @@ var ErrCredentialNotSupported = errors.New("webhook credential not supported")
 
 // ErrNoServiceResolver is the reason a service clientConfig fails when no
 // ServiceResolver was configured.
-var ErrNoServiceResolver = errors.New("webhook clientConfig.service is not supported: no service resolver configured")
+var ErrNoServiceResolver = webhookclient.ErrNoServiceResolver
 
 // ErrBadClientConfig reports a clientConfig that can not be called.
-var ErrBadClientConfig = errors.New("invalid webhook clientConfig")
+var ErrBadClientConfig = webhookclient.ErrBadClientConfig
 
-// ErrResponseTooLarge is the reason a response body over maxResponseBytes
-// fails the call.
-var ErrResponseTooLarge = errors.New("webhook response body too large")
+// ErrResponseTooLarge is the reason a response body over
+// webhookclient.MaxResponseBytes fails the call.
+var ErrResponseTooLarge = webhookclient.ErrResponseTooLarge

@@ -10,6 +10,7 @@ import (
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 // Defaults of kube-apiserver's API defaulting, applied again here for
@@ -36,9 +37,9 @@ type hook struct {
 	timeout       time.Duration
 	versions      []string
 	client        admissionregistrationv1.WebhookClientConfig
-	// key picks the HTTP client of client's CA bundle and server name;
-	// made once, as the bundle is kilobytes to copy.
-	key      clientKey
+	// endpoint is client made once for webhookclient: it picks the HTTP
+	// client of the CA bundle and server name.
+	endpoint *webhookclient.Endpoint
 	ifNeeded bool
 }
 
@@ -70,7 +71,7 @@ func compileHook(c common, id string) *hook {
 		timeout:       defaultTimeout,
 		versions:      c.reviewVersions,
 		client:        c.clientConfig,
-		key:           clientKeyOf(c.clientConfig),
+		endpoint:      endpointOf(c.clientConfig),
 		ifNeeded:      c.reinvocationIfNeeded,
 	}
 	if c.failurePolicy != nil {

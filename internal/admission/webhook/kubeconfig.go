@@ -132,8 +132,14 @@ func (c *credentials) resolve(name string) (*authInfo, error) {
 	return out, nil
 }
 
-// authorize adds the user's header credentials to a webhook request.
-func (ai *authInfo) authorize(req *http.Request) {
+// Name implements webhookclient.Credential.
+func (ai *authInfo) Name() string { return ai.name }
+
+// Certificate implements webhookclient.Credential.
+func (ai *authInfo) Certificate() *tls.Certificate { return ai.cert }
+
+// Authorize adds the user's header credentials to a webhook request.
+func (ai *authInfo) Authorize(req *http.Request) {
 	if ai == nil {
 		return
 	}

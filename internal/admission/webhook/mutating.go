@@ -19,6 +19,7 @@ import (
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
 	"github.com/portcullis/portcullis/internal/request"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 // The audit annotation prefixes of mutating webhooks, as kube-apiserver's.
@@ -207,8 +208,8 @@ func (m *Mutating) applyPatch(patch jsonpatch.Patch, obj runtime.Object, gvk sch
 	if err != nil {
 		return nil, err
 	}
-	if len(patched) > maxResponseBytes {
-		return nil, fmt.Errorf("patched object is larger than %d bytes", maxResponseBytes)
+	if len(patched) > webhookclient.MaxResponseBytes {
+		return nil, fmt.Errorf("patched object is larger than %d bytes", webhookclient.MaxResponseBytes)
 	}
 	out, err := newObjectLike(obj, m.p.opts.Scheme, gvk)
 	if err != nil {

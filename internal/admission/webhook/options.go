@@ -1,31 +1,22 @@
 package webhook
 
 import (
-	"context"
 	"log/slog"
-	"net/url"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 // ServiceResolver turns a webhook's service reference into the URL to dial
-// (scheme https, host:port of an endpoint of the Service). The TLS server
-// name is always <name>.<namespace>.svc, whatever host the URL names.
-type ServiceResolver interface {
-	ResolveEndpoint(ctx context.Context, namespace, name string, port int32) (*url.URL, error)
-}
+// (webhookclient.ServiceResolver).
+type ServiceResolver = webhookclient.ServiceResolver
 
 // ServiceResolverFunc adapts a function to ServiceResolver.
-type ServiceResolverFunc func(ctx context.Context, namespace, name string, port int32) (*url.URL, error)
-
-// ResolveEndpoint calls f.
-func (f ServiceResolverFunc) ResolveEndpoint(ctx context.Context, namespace, name string, port int32) (*url.URL, error) {
-	return f(ctx, namespace, name, port)
-}
+type ServiceResolverFunc = webhookclient.ServiceResolverFunc
 
 // Options are the dependencies of both plugins.
 type Options struct {

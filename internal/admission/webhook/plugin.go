@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 // plugin is what the validating and mutating plugins share.
@@ -11,7 +12,7 @@ type plugin struct {
 	opts    Options
 	log     *slog.Logger
 	reg     *registry
-	clients *clientCache
+	clients *webhookclient.Client
 	metrics *metrics
 	// conditions makes the activations of match conditions; without
 	// variables it holds no state, so one serves every webhook.
@@ -24,7 +25,7 @@ func newPlugin(opts Options) (*plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	clients := newClientCache()
+	clients := webhookclient.New(opts.Services)
 	return &plugin{
 		opts:       opts,
 		log:        opts.logger(),

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 // registry holds the configurations of one plugin and publishes an
@@ -15,7 +16,7 @@ type registry struct {
 	mu      sync.Mutex
 	configs map[string][]*hook
 	snap    atomic.Pointer[snapshot]
-	clients *clientCache
+	clients *webhookclient.Client
 }
 
 // snapshot lists webhooks by configuration name, then position.
@@ -23,7 +24,7 @@ type snapshot struct {
 	index *matching.Index[*hook]
 }
 
-func newRegistry(clients *clientCache) *registry {
+func newRegistry(clients *webhookclient.Client) *registry {
 	r := &registry{configs: map[string][]*hook{}, clients: clients}
 	r.snap.Store(&snapshot{index: matching.NewIndex[*hook]()})
 	return r
@@ -55,7 +56,11 @@ func (r *registry) set(name string, hooks []*hook) {
 		}
 	}
 	r.snap.Store(&snapshot{index: idx})
-	r.clients.retain(all)
+	endpoints := make([]*webhookclient.Endpoint, len(all))
+	for i, h := range all {
+		endpoints[i] = h.endpoint
+	}
+	r.clients.Retain(endpoints)
 }
 
 func (r *registry) current() *snapshot { return r.snap.Load() }
