@@ -87,7 +87,7 @@ func New(opts Options) (*Plugin, error) {
 	}
 	converter := opts.TypeConverter
 	if converter == nil {
-		converter = schemeTypeConverter(opts.Scheme)
+		converter = BuiltinTypeConverter(opts.Scheme)
 	}
 	defaulter := opts.Defaulter
 	if defaulter == nil {
@@ -104,9 +104,10 @@ func New(opts Options) (*Plugin, error) {
 	return p, nil
 }
 
-// schemeTypeConverter serves the built-in schemas of the kinds scheme
-// knows. The schemas are parsed on first use, which takes a while.
-func schemeTypeConverter(scheme *runtime.Scheme) func(schema.GroupVersionKind) managedfields.TypeConverter {
+// BuiltinTypeConverter serves the built-in schemas of the kinds scheme
+// knows, nil for others; the default of Options.TypeConverter. The
+// schemas are parsed on first use, which takes a while.
+func BuiltinTypeConverter(scheme *runtime.Scheme) func(schema.GroupVersionKind) managedfields.TypeConverter {
 	tc := sync.OnceValue(func() managedfields.TypeConverter { return applyconfigurations.NewTypeConverter(scheme) })
 	return func(gvk schema.GroupVersionKind) managedfields.TypeConverter {
 		if !scheme.Recognizes(gvk) {

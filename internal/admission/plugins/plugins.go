@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/lifecycle"
@@ -92,6 +94,7 @@ func (d Deps) webhookOptions(c pluginConfig, static bool) webhook.Options {
 func (s *Set) plugins(d Deps) []admission.Plugin {
 	namespaces := matching.NamespaceGetter(d.Objects.GetNamespace)
 	params := paramSource{d.Objects}
+	types := typeConverters(d.Objects)
 	return []admission.Plugin{
 		{Name: lifecycle.Name, DefaultEnabled: true, New: func([]byte) (any, error) { return lifecycle.New(d.Objects.GetNamespace), nil }},
 		{Name: noderestriction.Name, New: func([]byte) (any, error) {
@@ -103,7 +106,7 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 				return nil, err
 			}
 			newMAP := func(static bool, ready <-chan struct{}) (*mutating.Plugin, error) {
-				return mutating.New(mutating.Options{Scheme: d.Objects.Scheme(), Namespaces: namespaces, Params: params,
+				return mutating.New(mutating.Options{Scheme: d.Objects.Scheme(), TypeConverter: types, Namespaces: namespaces, Params: params,
 					Authorizer: d.Authorizer, Metrics: d.Metrics, Ready: ready, Static: static, Log: d.Log})
 			}
 			ready := make(chan struct{})
@@ -186,6 +189,19 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 			}
 			return staticFirstValidator{static: func() admission.Validator { return st.get().Validating }, api: v}, nil
 		}},
+	}
+}
+
+// typeConverters gives ApplyConfiguration mutations the schemas of custom
+// kinds from their CRDs, as they are served now, and the built-in schemas
+// otherwise.
+func typeConverters(objs *objects.Objects) func(schema.GroupVersionKind) managedfields.TypeConverter {
+	builtin := mutating.BuiltinTypeConverter(objs.Scheme())
+	return func(gvk schema.GroupVersionKind) managedfields.TypeConverter {
+		if res, ok := objs.ForKind(gvk); ok && res.Custom != nil {
+			return res.Custom.TypeConverter
+		}
+		return builtin(gvk)
 	}
 }
 

@@ -15,9 +15,14 @@
 //
 // # matchPolicy
 //
-// Portcullis serves every resource in one group and version, so Equivalent
-// and Exact match the same requests and the webhook always receives the
-// request's own resource and kind (see package matching).
+// Under Equivalent (the default) a webhook whose rules name only another
+// served version of a custom resource is called too (see package
+// matching), with the request converted to that version as
+// kube-apiserver sends it: kind, resource and the objects in the matched
+// version, requestKind, requestResource and requestSubResource as the
+// client asked; match conditions see the converted request too. A
+// mutating webhook's patch applies to the converted object, which is
+// converted back; the webhooks after it see the result.
 //
 // # Reinvocation
 //

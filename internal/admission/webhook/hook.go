@@ -53,6 +53,7 @@ type common struct {
 	name, config         string
 	clientConfig         admissionregistrationv1.WebhookClientConfig
 	rules                []admissionregistrationv1.RuleWithOperations
+	matchPolicy          *admissionregistrationv1.MatchPolicyType
 	failurePolicy        *admissionregistrationv1.FailurePolicyType
 	namespaceSelector    *metav1.LabelSelector
 	objectSelector       *metav1.LabelSelector
@@ -89,7 +90,7 @@ func compileHook(c common, id string) *hook {
 	if objSel == nil {
 		objSel = &metav1.LabelSelector{}
 	}
-	mr := &admissionregistrationv1.MatchResources{NamespaceSelector: nsSel, ObjectSelector: objSel}
+	mr := &admissionregistrationv1.MatchResources{NamespaceSelector: nsSel, ObjectSelector: objSel, MatchPolicy: c.matchPolicy}
 	for _, r := range c.rules {
 		mr.ResourceRules = append(mr.ResourceRules, admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: r})
 	}
@@ -114,7 +115,7 @@ func fromValidating(cfg *admissionregistrationv1.ValidatingWebhookConfiguration)
 	for i := range cfg.Webhooks {
 		w := &cfg.Webhooks[i]
 		out = append(out, compileHook(common{
-			name: w.Name, config: cfg.Name, clientConfig: w.ClientConfig, rules: w.Rules,
+			name: w.Name, config: cfg.Name, clientConfig: w.ClientConfig, rules: w.Rules, matchPolicy: w.MatchPolicy,
 			failurePolicy: w.FailurePolicy, namespaceSelector: w.NamespaceSelector, objectSelector: w.ObjectSelector,
 			sideEffects: w.SideEffects, timeoutSeconds: w.TimeoutSeconds, reviewVersions: w.AdmissionReviewVersions,
 			matchConditions: w.MatchConditions,
@@ -128,7 +129,7 @@ func fromMutating(cfg *admissionregistrationv1.MutatingWebhookConfiguration) []*
 	for i := range cfg.Webhooks {
 		w := &cfg.Webhooks[i]
 		out = append(out, compileHook(common{
-			name: w.Name, config: cfg.Name, clientConfig: w.ClientConfig, rules: w.Rules,
+			name: w.Name, config: cfg.Name, clientConfig: w.ClientConfig, rules: w.Rules, matchPolicy: w.MatchPolicy,
 			failurePolicy: w.FailurePolicy, namespaceSelector: w.NamespaceSelector, objectSelector: w.ObjectSelector,
 			sideEffects: w.SideEffects, timeoutSeconds: w.TimeoutSeconds, reviewVersions: w.AdmissionReviewVersions,
 			matchConditions:      w.MatchConditions,

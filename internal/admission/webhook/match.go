@@ -53,26 +53,51 @@ func (p *plugin) exempt(a *admission.Attributes) bool {
 	return Exempt(a)
 }
 
+// invocation is a webhook that applies to a request, with the request as
+// the webhook matched it: its own attributes, or under matchPolicy
+// Equivalent the request converted to the version the webhook's rules
+// name, which is what the webhook is sent.
+type invocation struct {
+	*hook
+	attrs *admission.Attributes
+}
+
 // candidates returns the webhooks that apply to the request, in order, or
-// the error that fails the request (a selector or match condition error).
-func (p *plugin) candidates(ctx context.Context, a *admission.Attributes, typ string) ([]*hook, error) {
+// the error that fails the request (a selector, conversion or match
+// condition error).
+func (p *plugin) candidates(ctx context.Context, a *admission.Attributes, typ string) ([]invocation, error) {
 	snap := p.reg.current()
 	if snap.index.Len() == 0 || p.exempt(a) {
 		return nil, nil
 	}
 	req := matching.NewRequest(ctx, a, p.opts.Namespaces)
 	found := snap.index.Lookup(nil, req)
-	out := found[:0]
+	var out []invocation
+	var versioned map[matching.Match]*admission.Attributes
 	for _, h := range found {
-		ok, err := h.match.Matches(req)
+		m, ok, err := h.match.MatchAs(req)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
+		va := a
+		if m != matching.Own(a) {
+			// Converted once per version, as kube-apiserver's versioned
+			// attributes are.
+			if va = versioned[m]; va == nil {
+				if va, err = a.As(ctx, m.Resource, m.Kind); err != nil {
+					return nil, apierrors.NewInternalError(err)
+				}
+				if versioned == nil {
+					versioned = map[matching.Match]*admission.Attributes{}
+				}
+				versioned[m] = va
+			}
+		}
 		if len(h.conditions) > 0 {
-			ok, err := p.conditionsHold(ctx, h, a, typ)
+			ok, err := p.conditionsHold(ctx, h, va, typ)
 			if err != nil {
 				return nil, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
 			}
@@ -81,7 +106,7 @@ func (p *plugin) candidates(ctx context.Context, a *admission.Attributes, typ st
 				continue
 			}
 		}
-		out = append(out, h)
+		out = append(out, invocation{hook: h, attrs: va})
 	}
 	return out, nil
 }

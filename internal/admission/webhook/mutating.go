@@ -100,7 +100,7 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 			st.lastOutput = a.Object.DeepCopyObject()
 		}
 	}()
-	for _, h := range hooks {
+	for j, h := range hooks {
 		i := h.pos
 		if round == 1 && !st.reinvoke[h.id] {
 			continue
@@ -110,12 +110,15 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 		if changed {
 			st.requireReinvocation()
 			rc.SetShouldReinvoke()
+			// The next webhooks see the object as this one left it,
+			// each in the version it matched.
+			reconvert(ctx, hooks[j+1:], a)
 		}
 		if h.ifNeeded {
 			st.invoked[h.id] = true
 		}
 		callErr := err
-		if err := p.outcome(ctx, h, a, "admit", callErr, start, fmt.Sprintf("%sround_%d_index_%d", MutatingFailedOpenPrefix, round, i)); err != nil {
+		if err := p.outcome(ctx, h.hook, a, "admit", callErr, start, fmt.Sprintf("%sround_%d_index_%d", MutatingFailedOpenPrefix, round, i)); err != nil {
 			return err
 		}
 		if callErr != nil && ctx.Err() != nil {
@@ -152,9 +155,11 @@ func annotate(ctx context.Context, key string, v any) {
 	}
 }
 
-// callOne calls one webhook and applies its patch; it reports whether the
-// object changed.
-func (m *Mutating) callOne(ctx context.Context, h *hook, a *admission.Attributes, round, idx int) (changed bool, err error) {
+// callOne calls one webhook with the request as it matched it and applies
+// its patch there; a.Object becomes the result, converted back to the
+// request's version. It reports whether the object changed.
+func (m *Mutating) callOne(ctx context.Context, inv invocation, a *admission.Attributes, round, idx int) (changed bool, err error) {
+	h, va := inv.hook, inv.attrs
 	defer func() {
 		annotate(ctx, fmt.Sprintf("%sround_%d_index_%d", MutationAnnotationPrefix, round, idx),
 			mutationAnnotation{Configuration: h.config, Webhook: h.name, Mutated: changed})
@@ -162,7 +167,7 @@ func (m *Mutating) callOne(ctx context.Context, h *hook, a *admission.Attributes
 	if err := checkDryRun(h, a); err != nil {
 		return false, err
 	}
-	resp, err := m.p.call(ctx, h, a, true)
+	resp, err := m.p.call(ctx, h, va, true)
 	if err != nil {
 		return false, err
 	}
@@ -176,7 +181,7 @@ func (m *Mutating) callOne(ctx context.Context, h *hook, a *admission.Attributes
 	if len(patch) == 0 {
 		return false, nil
 	}
-	if matching.IsNil(a.Object) {
+	if matching.IsNil(va.Object) {
 		return false, apierrors.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name))
 	}
 	if resp.PatchType == nil || *resp.PatchType != admissionv1.PatchTypeJSONPatch {
@@ -186,15 +191,44 @@ func (m *Mutating) callOne(ctx context.Context, h *hook, a *admission.Attributes
 		}
 		return false, &callError{webhook: h.name, reason: fmt.Errorf("unsupported patch type %q", pt), status: denied(h.name, resp.Result)}
 	}
-	newObj, err := m.applyPatch(patch, a.Object, a.Kind)
+	newObj, err := m.applyPatch(patch, va.Object, va.Kind)
 	if err != nil {
 		return false, apierrors.NewInternalError(err)
 	}
-	changed = !apiequality.Semantic.DeepEqual(a.Object, newObj)
+	changed = !apiequality.Semantic.DeepEqual(va.Object, newObj)
 	annotate(ctx, fmt.Sprintf("%sround_%d_index_%d", PatchAnnotationPrefix, round, idx),
 		patchAnnotation{Configuration: h.config, Webhook: h.name, Patch: patch, PatchType: string(admissionv1.PatchTypeJSONPatch)})
-	a.Object = newObj
+	if a.Object, err = a.ConvertBack(ctx, va, newObj); err != nil {
+		return false, apierrors.NewInternalError(err)
+	}
 	return changed, nil
+}
+
+// reconvert gives the invocations not yet called the request's current
+// object in the version each matched; those that matched as the request
+// share its attributes already.
+func reconvert(ctx context.Context, invs []invocation, a *admission.Attributes) {
+	var versioned map[*admission.Attributes]*admission.Attributes
+	for i := range invs {
+		va := invs[i].attrs
+		if va == a {
+			continue
+		}
+		if fresh, ok := versioned[va]; ok {
+			invs[i].attrs = fresh
+			continue
+		}
+		fresh, err := a.As(ctx, va.Resource, va.Kind)
+		if err != nil {
+			// Converted before: keep what the webhook would have seen.
+			continue
+		}
+		if versioned == nil {
+			versioned = map[*admission.Attributes]*admission.Attributes{}
+		}
+		versioned[va] = fresh
+		invs[i].attrs = fresh
+	}
 }
 
 // applyPatch applies patch to obj's JSON and decodes the result into a

@@ -66,11 +66,11 @@ func (v *Validating) Validate(ctx context.Context, a *admission.Attributes) erro
 				}
 			}()
 			start := time.Now()
-			err := checkDryRun(h, a)
+			err := checkDryRun(h.hook, a)
 			if err == nil {
-				_, err = p.call(ctx, h, a, false)
+				_, err = p.call(ctx, h.hook, h.attrs, false)
 			}
-			errs[i] = p.outcome(ctx, h, a, "validating", err, start, fmt.Sprintf("%sround_0_index_%d", ValidatingFailedOpenPrefix, i))
+			errs[i] = p.outcome(ctx, h.hook, a, "validating", err, start, fmt.Sprintf("%sround_0_index_%d", ValidatingFailedOpenPrefix, i))
 		}()
 	}
 	wg.Wait()
