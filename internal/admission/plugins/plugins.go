@@ -93,7 +93,7 @@ func (d Deps) webhookOptions(c pluginConfig, static bool) webhook.Options {
 // configuration names a staticManifestsDir) before the API-created objects.
 func (s *Set) plugins(d Deps) []admission.Plugin {
 	namespaces := matching.NamespaceGetter(d.Objects.GetNamespace)
-	params := paramSource{d.Objects}
+	params := newParamSource(d.Objects)
 	types := typeConverters(d.Objects)
 	return []admission.Plugin{
 		{Name: lifecycle.Name, DefaultEnabled: true, New: func([]byte) (any, error) { return lifecycle.New(d.Objects.GetNamespace), nil }},
