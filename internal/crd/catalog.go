@@ -5,10 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"sort"
-	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
@@ -25,17 +23,15 @@ type Publisher func(custom []*registry.Resource) error
 // CRDs.
 type Catalog struct {
 	reg     *registry.Registry
-	in      *informer.Informer
+	crds    *CRDs
+	changed <-chan struct{}
 	publish []Publisher
 	log     *slog.Logger
 
-	mu   sync.Mutex
-	crds map[string]*apiextensionsv1.CustomResourceDefinition
 	// built caches each CRD's resources by the resourceVersion they were
-	// compiled from.
-	built   map[string]builtCRD
-	changed chan struct{}
-	synced  chan struct{}
+	// compiled from; only Run's goroutine uses it.
+	built  map[string]builtCRD
+	synced chan struct{}
 }
 
 type builtCRD struct {
@@ -43,45 +39,27 @@ type builtCRD struct {
 	resources []*registry.Resource
 }
 
+// CRDs is the informer set of CustomResourceDefinitions that the catalog
+// and the CRD controllers share.
+type CRDs = informer.Set[*apiextensionsv1.CustomResourceDefinition]
+
 // GVR is where CustomResourceDefinitions are served.
 var GVR = schema.GroupVersionResource{Group: apiextensionsv1.GroupName, Version: "v1", Resource: "customresourcedefinitions"}
 
-// New returns the catalog over the CRDs in objs; Run starts it.
-func New(objs *objects.Objects, log *slog.Logger, publish ...Publisher) (*Catalog, error) {
+// NewCRDs returns the informer set of the CRDs in objs; whoever builds it
+// runs it.
+func NewCRDs(objs *objects.Objects, log *slog.Logger) (*CRDs, error) {
 	res, ok := objs.Lookup(GVR)
 	if !ok {
 		return nil, errors.New("crd: customresourcedefinitions are not served")
 	}
-	c := &Catalog{reg: objs.Registry(), publish: publish, log: log,
-		crds: map[string]*apiextensionsv1.CustomResourceDefinition{}, built: map[string]builtCRD{},
-		changed: make(chan struct{}, 1), synced: make(chan struct{})}
-	c.in = informer.New(objs.Store(), res, objs.Decode, informer.HandlerFuncs{UpsertFunc: c.upsert, DeleteFunc: c.delete}, log)
-	return c, nil
+	return informer.NewSet[*apiextensionsv1.CustomResourceDefinition](objs.Store(), res, objs.Decode, log), nil
 }
 
-func (c *Catalog) upsert(obj runtime.Object) {
-	if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
-		c.mu.Lock()
-		c.crds[crd.Name] = crd
-		c.mu.Unlock()
-		c.poke()
-	}
-}
-
-func (c *Catalog) delete(obj runtime.Object) {
-	if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
-		c.mu.Lock()
-		delete(c.crds, crd.Name)
-		c.mu.Unlock()
-		c.poke()
-	}
-}
-
-func (c *Catalog) poke() {
-	select {
-	case c.changed <- struct{}{}:
-	default:
-	}
+// New returns the catalog over crds, serving into reg; Run starts it.
+func New(crds *CRDs, reg *registry.Registry, log *slog.Logger, publish ...Publisher) *Catalog {
+	return &Catalog{reg: reg, crds: crds, changed: crds.Subscribe(), publish: publish, log: log,
+		built: map[string]builtCRD{}, synced: make(chan struct{})}
 }
 
 // Synced is closed once the CRDs stored at start are served.
@@ -98,13 +76,11 @@ func (c *Catalog) WaitSynced(ctx context.Context) error {
 	}
 }
 
-// Run follows the CRDs and serves their resources until ctx is done.
+// Run serves the CRDs' resources until ctx is done; the CRDs set must be
+// running.
 func (c *Catalog) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() { c.in.Run(ctx) })
 	select {
-	case <-c.in.Synced():
+	case <-c.crds.Synced():
 	case <-ctx.Done():
 		return
 	}
@@ -122,12 +98,7 @@ func (c *Catalog) Run(ctx context.Context) {
 
 // sync rebuilds the custom set from the CRDs known now.
 func (c *Catalog) sync() {
-	c.mu.Lock()
-	crds := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(c.crds))
-	for _, crd := range c.crds {
-		crds = append(crds, crd)
-	}
-	c.mu.Unlock()
+	crds := c.crds.List()
 	sort.Slice(crds, func(i, j int) bool {
 		if crds[i].Spec.Group != crds[j].Spec.Group {
 			return crds[i].Spec.Group < crds[j].Spec.Group

@@ -97,13 +97,15 @@ func TestCatalogServesEstablishedCRDs(t *testing.T) {
 	ctx := context.Background()
 	storeCRD(t, env, widgetsCRD, false)
 	var published [][]*registry.Resource
-	cat, err := New(env.Objects, slog.New(slog.DiscardHandler), func(rs []*registry.Resource) error {
-		published = append(published, rs)
-		return nil
-	})
+	crds, err := NewCRDs(env.Objects, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
+	cat := New(crds, env.Objects.Registry(), slog.New(slog.DiscardHandler), func(rs []*registry.Resource) error {
+		published = append(published, rs)
+		return nil
+	})
+	controllertest.Run(t, crds.Run)
 	controllertest.Run(t, cat.Run)
 	if err := cat.WaitSynced(ctx); err != nil {
 		t.Fatal(err)

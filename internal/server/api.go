@@ -225,16 +225,14 @@ func newAPI(d apiDeps) (*api, error) {
 	}
 	// Custom resources: the catalog serves what the CRDs define, the
 	// controllers keep the CRDs' status and finish their deletion.
-	catalog, err := crd.New(objs, d.log, func([]*registry.Resource) error { return disc.Refresh() }, publishOpenAPI(docs))
+	crds, err := crd.NewCRDs(objs, d.log)
 	if err != nil {
 		return nil, err
 	}
-	a.background = append(a.background, catalog.Run)
+	catalog := crd.New(crds, reg, d.log, func([]*registry.Resource) error { return disc.Refresh() }, publishOpenAPI(docs))
+	a.background = append(a.background, crds.Run, catalog.Run)
 	a.start = append(a.start, catalog.WaitSynced)
-	cleanup, err := crdcleanup.New(objs, restHandler, d.log)
-	if err != nil {
-		return nil, err
-	}
+	cleanup := crdcleanup.New(crds, objs, restHandler, d.log)
 	crdStatus, err := crdstatus.New(objs, restHandler, d.log)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package clusterroleaggregation
 import (
 	"context"
 	"log/slog"
-	"sort"
 	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -27,45 +26,17 @@ type Writer interface {
 
 // Controller aggregates ClusterRoles.
 type Controller struct {
-	in      *informer.Informer
+	roles   *informer.Set[*rbacv1.ClusterRole]
+	changed <-chan struct{}
 	w       Writer
 	log     *slog.Logger
-	mu      sync.Mutex
-	roles   map[string]*rbacv1.ClusterRole
-	changed chan struct{}
 }
 
 // New returns the controller over the ClusterRoles in objs; Run starts it.
 func New(objs *objects.Objects, w Writer, log *slog.Logger) *Controller {
-	c := &Controller{w: w, log: log, roles: map[string]*rbacv1.ClusterRole{}, changed: make(chan struct{}, 1)}
 	res, _ := objs.Lookup(schema.GroupVersionResource{Group: rbacv1.GroupName, Version: "v1", Resource: "clusterroles"})
-	c.in = informer.New(objs.Store(), res, objs.Decode, informer.HandlerFuncs{UpsertFunc: c.upsert, DeleteFunc: c.delete}, log)
-	return c
-}
-
-func (c *Controller) upsert(obj runtime.Object) {
-	if cr, ok := obj.(*rbacv1.ClusterRole); ok {
-		c.mu.Lock()
-		c.roles[cr.Name] = cr
-		c.mu.Unlock()
-		c.poke()
-	}
-}
-
-func (c *Controller) delete(obj runtime.Object) {
-	if cr, ok := obj.(*rbacv1.ClusterRole); ok {
-		c.mu.Lock()
-		delete(c.roles, cr.Name)
-		c.mu.Unlock()
-		c.poke()
-	}
-}
-
-func (c *Controller) poke() {
-	select {
-	case c.changed <- struct{}{}:
-	default:
-	}
+	roles := informer.NewSet[*rbacv1.ClusterRole](objs.Store(), res, objs.Decode, log)
+	return &Controller{roles: roles, changed: roles.Subscribe(), w: w, log: log}
 }
 
 // Run follows the ClusterRoles and writes aggregated rules after every
@@ -73,7 +44,7 @@ func (c *Controller) poke() {
 func (c *Controller) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() { c.in.Run(ctx) })
+	wg.Go(func() { c.roles.Run(ctx) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -85,13 +56,7 @@ func (c *Controller) Run(ctx context.Context) {
 }
 
 func (c *Controller) sync(ctx context.Context) {
-	c.mu.Lock()
-	all := make([]*rbacv1.ClusterRole, 0, len(c.roles))
-	for _, cr := range c.roles {
-		all = append(all, cr)
-	}
-	c.mu.Unlock()
-	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	all := c.roles.List() // in name order
 	for _, cr := range all {
 		if cr.AggregationRule == nil {
 			continue

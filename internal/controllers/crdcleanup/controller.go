@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -42,66 +41,22 @@ type API interface {
 
 // Controller removes the custom resources of deleted CRDs.
 type Controller struct {
-	objs *objects.Objects
-	api  API
-	in   *informer.Informer
-	log  *slog.Logger
-	now  func() time.Time
-
-	mu      sync.Mutex
-	pending map[string]*apiextensionsv1.CustomResourceDefinition
-	changed chan struct{}
+	objs    *objects.Objects
+	api     API
+	crds    *informer.Set[*apiextensionsv1.CustomResourceDefinition]
+	changed <-chan struct{}
+	log     *slog.Logger
+	now     func() time.Time
 }
 
-var crdGVR = schema.GroupVersionResource{Group: apiextensionsv1.GroupName, Version: "v1", Resource: "customresourcedefinitions"}
-
-// New returns the controller; Run starts it.
-func New(objs *objects.Objects, api API, log *slog.Logger) (*Controller, error) {
-	res, ok := objs.Lookup(crdGVR)
-	if !ok {
-		return nil, fmt.Errorf("crdcleanup: %s is not served", crdGVR)
-	}
-	c := &Controller{objs: objs, api: api, log: log, now: time.Now,
-		pending: map[string]*apiextensionsv1.CustomResourceDefinition{}, changed: make(chan struct{}, 1)}
-	c.in = informer.New(objs.Store(), res, objs.Decode, informer.HandlerFuncs{UpsertFunc: c.upsert, DeleteFunc: c.delete}, log)
-	return c, nil
-}
-
-func (c *Controller) upsert(obj runtime.Object) {
-	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
-	if !ok {
-		return
-	}
-	c.mu.Lock()
-	if crd.DeletionTimestamp != nil && slices.Contains(crd.Finalizers, Finalizer) {
-		c.pending[crd.Name] = crd
-	} else {
-		delete(c.pending, crd.Name)
-	}
-	c.mu.Unlock()
-	c.poke()
-}
-
-func (c *Controller) delete(obj runtime.Object) {
-	if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
-		c.mu.Lock()
-		delete(c.pending, crd.Name)
-		c.mu.Unlock()
-	}
-}
-
-func (c *Controller) poke() {
-	select {
-	case c.changed <- struct{}{}:
-	default:
-	}
+// New returns the controller over the CRDs of crds (an informer set its
+// builder runs); Run starts it.
+func New(crds *informer.Set[*apiextensionsv1.CustomResourceDefinition], objs *objects.Objects, api API, log *slog.Logger) *Controller {
+	return &Controller{objs: objs, api: api, crds: crds, changed: crds.Subscribe(), log: log, now: time.Now}
 }
 
 // Run cleans up deleted CRDs until ctx is done.
 func (c *Controller) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() { c.in.Run(ctx) })
 	retry := time.NewTimer(retryAfter)
 	defer retry.Stop()
 	for {
@@ -111,14 +66,11 @@ func (c *Controller) Run(ctx context.Context) {
 		case <-c.changed:
 		case <-retry.C:
 		}
-		c.mu.Lock()
-		work := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(c.pending))
-		for _, crd := range c.pending {
-			work = append(work, crd)
-		}
-		c.mu.Unlock()
 		again := false
-		for _, crd := range work {
+		for _, crd := range c.crds.List() {
+			if crd.DeletionTimestamp == nil || !slices.Contains(crd.Finalizers, Finalizer) {
+				continue
+			}
 			done, err := c.finalize(ctx, crd)
 			if err != nil && ctx.Err() == nil {
 				c.log.Warn("removing the custom resources of a deleted CRD", "crd", crd.Name, "err", err)
