@@ -13,6 +13,7 @@ import (
 	"github.com/portcullis/portcullis/internal/informer"
 	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 // Publisher is told the custom resources after every change of the set
@@ -27,6 +28,8 @@ type Catalog struct {
 	changed <-chan struct{}
 	publish []Publisher
 	log     *slog.Logger
+	// services resolves the Services of conversion webhooks.
+	services webhookclient.ServiceResolver
 
 	// built caches each CRD's resources by the resourceVersion they were
 	// compiled from; only Run's goroutine uses it.
@@ -57,8 +60,9 @@ func NewCRDs(objs *objects.Objects, log *slog.Logger) (*CRDs, error) {
 }
 
 // New returns the catalog over crds, serving into reg; Run starts it.
-func New(crds *CRDs, reg *registry.Registry, log *slog.Logger, publish ...Publisher) *Catalog {
-	return &Catalog{reg: reg, crds: crds, changed: crds.Subscribe(), publish: publish, log: log,
+// services resolves the Services of conversion webhooks.
+func New(crds *CRDs, reg *registry.Registry, services webhookclient.ServiceResolver, log *slog.Logger, publish ...Publisher) *Catalog {
+	return &Catalog{reg: reg, crds: crds, services: services, changed: crds.Subscribe(), publish: publish, log: log,
 		built: map[string]builtCRD{}, synced: make(chan struct{})}
 }
 
@@ -110,7 +114,7 @@ func (c *Catalog) sync() {
 	for _, crd := range crds {
 		b, ok := c.built[crd.Name]
 		if !ok || b.rv != crd.ResourceVersion {
-			resources, err := Resources(crd)
+			resources, err := Resources(crd, c.services)
 			if err != nil {
 				// Resources still returns what can be served (versions
 				// whose rules do not compile are, as in kube-apiserver).

@@ -101,7 +101,7 @@ func TestCatalogServesEstablishedCRDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := New(crds, env.Objects.Registry(), slog.New(slog.DiscardHandler), func(rs []*registry.Resource) error {
+	cat := New(crds, env.Objects.Registry(), nil, slog.New(slog.DiscardHandler), func(rs []*registry.Resource) error {
 		published = append(published, rs)
 		return nil
 	})
@@ -195,7 +195,7 @@ func TestNotEstablishedIsNotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	crd.Status.Conditions = crd.Status.Conditions[:1]
-	resources, err := Resources(crd)
+	resources, err := Resources(crd, nil)
 	if err != nil || len(resources) != 0 {
 		t.Fatalf("Resources of a CRD not established = %v, %v", resources, err)
 	}

@@ -16,12 +16,14 @@ import (
 	"github.com/portcullis/portcullis/internal/crd/definition"
 	crdschema "github.com/portcullis/portcullis/internal/crd/schema"
 	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 // Resources returns the registry resources of an established CRD, one per
 // served version in the order kube-apiserver ranks versions; none when it
-// is not established.
-func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resource, error) {
+// is not established. services resolves the Service of a conversion
+// webhook.
+func Resources(crd *apiextensionsv1.CustomResourceDefinition, services webhookclient.ServiceResolver) ([]*registry.Resource, error) {
 	if !definition.IsEstablished(crd) {
 		return nil, nil
 	}
@@ -40,10 +42,6 @@ func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resou
 	}
 	listed := slices.Clone(served)
 	sortVersions(served)
-	conv := converter{group: crd.Spec.Group, strategy: apiextensionsv1.NoneConverter}
-	if crd.Spec.Conversion != nil {
-		conv.strategy = crd.Spec.Conversion.Strategy
-	}
 	names := crd.Status.AcceptedNames
 	versions := map[string]*crdschema.Version{}
 	var ordered []*crdschema.Version
@@ -60,6 +58,7 @@ func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resou
 		versions[name] = compiled
 		ordered = append(ordered, compiled)
 	}
+	conv := newConverter(crd, storage, versions, services)
 	typeConverter, err := crdschema.NewTypeConverter(ordered...)
 	if err != nil {
 		return nil, fmt.Errorf("crd %s: %w", crd.Name, err)
@@ -101,7 +100,7 @@ func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resou
 		}
 		custom := &registry.Custom{
 			CRD: crd.Name, UID: crd.UID, StorageVersion: storage, Schema: compiled,
-			Convert: conv.convert, Terminating: crd.DeletionTimestamp != nil,
+			Convert: conv.convert, ConvertList: conv.convertList, Terminating: crd.DeletionTimestamp != nil,
 			Managers: map[string]*managedfields.FieldManager{}, TypeConverter: typeConverter, Versions: listed,
 		}
 		if res.Scale {

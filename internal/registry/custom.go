@@ -35,6 +35,10 @@ type Custom struct {
 	// Convert converts obj in place to the given version of the group, by
 	// the CRD's conversion strategy.
 	Convert func(ctx context.Context, obj *unstructured.Unstructured, version string) error
+	// ConvertList is Convert for the objects of a list, in one call of
+	// the CRD's conversion webhook. It returns nil when all are
+	// converted, otherwise one error per object (nil for the converted).
+	ConvertList func(ctx context.Context, objs []*unstructured.Unstructured, version string) []error
 	// Managers are the field managers of the resource ("") and of its
 	// status subresource ("status").
 	Managers map[string]*managedfields.FieldManager

@@ -47,6 +47,7 @@ import (
 	"github.com/portcullis/portcullis/internal/tracing"
 	"github.com/portcullis/portcullis/internal/validation"
 	"github.com/portcullis/portcullis/internal/version"
+	"github.com/portcullis/portcullis/internal/webhookclient"
 )
 
 type apiDeps struct {
@@ -229,7 +230,7 @@ func newAPI(d apiDeps) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
-	catalog := crd.New(crds, reg, d.log, func([]*registry.Resource) error { return disc.Refresh() }, publishOpenAPI(docs))
+	catalog := crd.New(crds, reg, webhookclient.EndpointsResolver{Get: objs}, d.log, func([]*registry.Resource) error { return disc.Refresh() }, publishOpenAPI(docs))
 	a.background = append(a.background, crds.Run, catalog.Run)
 	a.start = append(a.start, catalog.WaitSynced)
 	cleanup := crdcleanup.New(crds, objs, restHandler, d.log)

@@ -31,7 +31,7 @@ func TestCleanup(t *testing.T) {
 		t.Fatal(err)
 	}
 	controllertest.Run(t, crds.Run)
-	controllertest.Run(t, crd.New(crds, env.Objects.Registry(), log).Run)
+	controllertest.Run(t, crd.New(crds, env.Objects.Registry(), nil, log).Run)
 	controllertest.Run(t, status.Run)
 	controllertest.Run(t, New(crds, env.Objects, env.API, log).Run)
 
