@@ -114,7 +114,7 @@ func (c *Catalog) sync() {
 	for _, crd := range crds {
 		b, ok := c.built[crd.Name]
 		if !ok || b.rv != crd.ResourceVersion {
-			resources, err := Resources(crd, c.services)
+			resources, err := resources(crd, c.services)
 			if err != nil {
 				// Resources still returns what can be served (versions
 				// whose rules do not compile are, as in kube-apiserver).

@@ -195,7 +195,7 @@ func TestNotEstablishedIsNotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	crd.Status.Conditions = crd.Status.Conditions[:1]
-	resources, err := Resources(crd, nil)
+	resources, err := Resources(crd)
 	if err != nil || len(resources) != 0 {
 		t.Fatalf("Resources of a CRD not established = %v, %v", resources, err)
 	}

@@ -21,9 +21,15 @@ import (
 
 // Resources returns the registry resources of an established CRD, one per
 // served version in the order kube-apiserver ranks versions; none when it
-// is not established. services resolves the Service of a conversion
-// webhook.
-func Resources(crd *apiextensionsv1.CustomResourceDefinition, services webhookclient.ServiceResolver) ([]*registry.Resource, error) {
+// is not established. A conversion webhook named by a Service fails, as
+// no Service resolver is given; the catalog passes its own.
+func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*registry.Resource, error) {
+	return resources(crd, nil)
+}
+
+// resources is Resources with the resolver of conversion webhooks'
+// Services.
+func resources(crd *apiextensionsv1.CustomResourceDefinition, services webhookclient.ServiceResolver) ([]*registry.Resource, error) {
 	if !definition.IsEstablished(crd) {
 		return nil, nil
 	}

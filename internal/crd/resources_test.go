@@ -32,7 +32,7 @@ func TestResourcesListVersionsAsTheCRD(t *testing.T) {
 	if err := yaml.UnmarshalStrict([]byte(doc), crd); err != nil {
 		t.Fatal(err)
 	}
-	resources, err := Resources(crd, nil)
+	resources, err := Resources(crd)
 	if err != nil {
 		t.Fatal(err)
 	}
