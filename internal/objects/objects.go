@@ -65,8 +65,14 @@ func (o *Objects) ResourceOf(obj runtime.Object) (*registry.Resource, error) {
 // Decode turns a stored value into a typed object whose resourceVersion
 // is the value's revision.
 func (o *Objects) Decode(res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
+	return o.DecodeContext(context.Background(), res, kv)
+}
+
+// DecodeContext is Decode within ctx, which bounds the conversion of a
+// custom resource by its CRD's webhook.
+func (o *Objects) DecodeContext(ctx context.Context, res *registry.Resource, kv storage.KeyValue) (runtime.Object, error) {
 	if res.Custom != nil {
-		return decodeCustom(res, kv)
+		return decodeCustom(ctx, res, kv)
 	}
 	obj := res.New()
 	if _, _, err := o.proto.Decode(kv.Value, nil, obj); err != nil {
@@ -81,10 +87,36 @@ func (o *Objects) Decode(res *registry.Resource, kv storage.KeyValue) (runtime.O
 	return obj, nil
 }
 
+// DecodeList decodes the values of a list within ctx: Decode for each,
+// but the custom resources that need it are converted in one call of
+// their CRD's conversion webhook, and those it fails to convert fail the
+// list with an API error (StorageReadError) naming each.
+func (o *Objects) DecodeList(ctx context.Context, res *registry.Resource, kvs []storage.KeyValue) ([]runtime.Object, error) {
+	if res.Custom != nil {
+		return decodeCustomList(ctx, res, kvs)
+	}
+	out := make([]runtime.Object, len(kvs))
+	for i, kv := range kvs {
+		obj, err := o.DecodeContext(ctx, res, kv)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = obj
+	}
+	return out, nil
+}
+
 // Encode serializes obj for the store, without its resourceVersion.
 func (o *Objects) Encode(res *registry.Resource, obj runtime.Object) ([]byte, error) {
+	return o.EncodeContext(context.Background(), res, obj)
+}
+
+// EncodeContext is Encode within ctx, which bounds the conversion of a
+// custom resource by its CRD's webhook. A custom resource that does not
+// convert fails with an API error, as in kube-apiserver.
+func (o *Objects) EncodeContext(ctx context.Context, res *registry.Resource, obj runtime.Object) ([]byte, error) {
 	if res.Custom != nil {
-		return encodeCustom(res, obj)
+		return encodeCustom(ctx, res, obj)
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
@@ -107,7 +139,7 @@ func (o *Objects) Read(ctx context.Context, res *registry.Resource, ns, name str
 	if err != nil {
 		return nil, 0, StorageError(err, res.GroupResource(), name)
 	}
-	obj, err := o.Decode(res, kv)
+	obj, err := o.DecodeContext(ctx, res, kv)
 	return obj, kv.ModRevision, err
 }
 
@@ -136,12 +168,14 @@ func (o *Objects) List(ctx context.Context, gvr schema.GroupVersionResource, ns 
 	if err != nil {
 		return nil, StorageError(err, res.GroupResource(), "")
 	}
-	objs := make([]runtime.Object, 0, len(out.KVs))
-	for _, kv := range out.KVs {
-		obj, err := o.Decode(res, kv)
-		if err != nil {
-			return nil, StorageError(err, res.GroupResource(), "")
-		}
+	decoded, err := o.DecodeList(ctx, res, out.KVs)
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return nil, err
+	} else if err != nil {
+		return nil, StorageError(err, res.GroupResource(), "")
+	}
+	objs := make([]runtime.Object, 0, len(decoded))
+	for _, obj := range decoded {
 		if selector != nil && !selector.Empty() {
 			m, _ := meta.Accessor(obj)
 			if !selector.Matches(labels.Set(m.GetLabels())) {

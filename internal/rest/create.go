@@ -104,9 +104,9 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		return obj, nil
 	}
 	for attempt := 0; ; attempt++ {
-		data, err := h.o.Encode(res, obj)
+		data, err := h.o.EncodeContext(ctx, res, obj)
 		if err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return nil, codecError(err)
 		}
 		kv, err := h.store.Create(ctx, res.Key(m.GetNamespace(), m.GetName()), data)
 		if errors.Is(err, storage.ErrKeyExists) && generated && attempt < 7 {

@@ -111,9 +111,9 @@ func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, 
 		if err != nil {
 			return nil, false, objects.StorageError(err, res.GroupResource(), name)
 		}
-		cur, err := h.o.Decode(res, kv)
+		cur, err := h.o.DecodeContext(ctx, res, kv)
 		if err != nil {
-			return nil, false, apierrors.NewInternalError(err)
+			return nil, false, codecError(err)
 		}
 		m, _ := meta.Accessor(cur)
 		if p := opts.Preconditions; p != nil {
@@ -159,9 +159,9 @@ func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, 
 			if dryRun {
 				return cur, false, nil
 			}
-			data, err := h.o.Encode(res, cur)
+			data, err := h.o.EncodeContext(ctx, res, cur)
 			if err != nil {
-				return nil, false, apierrors.NewInternalError(err)
+				return nil, false, codecError(err)
 			}
 			nkv, err := h.store.Update(ctx, key, data, kv.ModRevision)
 			if errors.Is(err, storage.ErrConflict) && attempt < 100 {

@@ -215,11 +215,14 @@ func (h *Handler) listObjects(ctx context.Context, res *registry.Resource, ns st
 			return nil, listStorageError(err, res.GroupResource(), readRev)
 		}
 		listRev, readRev = out.Revision, out.Revision
+		// One page is decoded at once: its custom resources are converted
+		// in one call of their CRD's conversion webhook.
+		objs, err := h.o.DecodeList(ctx, res, out.KVs)
+		if err != nil {
+			return nil, codecError(err)
+		}
 		for i, kv := range out.KVs {
-			obj, err := h.o.Decode(res, kv)
-			if err != nil {
-				return nil, apierrors.NewInternalError(err)
-			}
+			obj := objs[i]
 			if !sel.matches(res, obj) {
 				continue
 			}

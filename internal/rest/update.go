@@ -92,9 +92,9 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		if err != nil {
 			return nil, false, objects.StorageError(err, res.GroupResource(), t.name)
 		}
-		cur, err := h.o.Decode(res, kv)
+		cur, err := h.o.DecodeContext(ctx, res, kv)
 		if err != nil {
-			return nil, false, apierrors.NewInternalError(err)
+			return nil, false, codecError(err)
 		}
 		obj, err := tryUpdate(cur.DeepCopyObject())
 		if err != nil {
@@ -166,9 +166,9 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 			setRV(obj, rev)
 			return obj, false, nil
 		}
-		data, err := h.o.Encode(res, obj)
+		data, err := h.o.EncodeContext(ctx, res, obj)
 		if err != nil {
-			return nil, false, apierrors.NewInternalError(err)
+			return nil, false, codecError(err)
 		}
 		if bytes.Equal(data, kv.Value) && !kv.Stale {
 			// Nothing changed: no write, the resourceVersion stays. A
