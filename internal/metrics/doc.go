@@ -22,8 +22,9 @@
 // # Placement
 //
 // Middleware reads request.Info from the request State, so it runs after
-// the filter that sets it. kube-apiserver only counts requests that reach an
-// installed resource handler; here every request that reaches the
-// middleware is counted, so the number of distinct resources is capped to
-// keep made-up URLs from growing the series without bound.
+// the filter that sets it, and inside authorization: kube-apiserver counts
+// requests in its instrumented handlers, which a request refused by
+// authentication or authorization never reaches. Every request that
+// reaches the middleware is counted, so the number of distinct resources
+// is capped to keep made-up URLs from growing the series without bound.
 package metrics

@@ -254,10 +254,13 @@ func newAPI(d apiDeps) (*api, error) {
 }
 
 // filters wraps the router in the request path, outermost last here:
-// authorization, impersonation, audit, metrics, tracing, authentication,
-// request state, panic recovery.
+// request metrics, authorization, impersonation, audit, tracing,
+// authentication, request state, panic recovery. Request metrics sit
+// inside authorization, as kube-apiserver's instrumented handlers do: a
+// request refused there is not counted in apiserver_request_total.
 func (a *api) filters(mux http.Handler, cfg Config, authorizer authz.Authorizer, authenticator authn.Authenticator, mr *metrics.Registry, rs *rest.Responder, log *slog.Logger) (http.Handler, error) {
 	h := withMetricsEndpoint(mux, mr.Handler())
+	h = mr.Middleware(h)
 	h = authz.Filter(h, authorizer, rs)
 	h = authz.Impersonation(h, authorizer, rs)
 	if cfg.AuditPolicyFile != "" && cfg.AuditLogPath != "" {
@@ -273,7 +276,6 @@ func (a *api) filters(mux http.Handler, cfg Config, authorizer authz.Authorizer,
 		a.closers = append(a.closers, func() { _ = logger.Close() })
 		h = audit.Middleware(h, logger, policy)
 	}
-	h = mr.Middleware(h)
 	if cfg.TracingConfigFile != "" {
 		// Just inside authentication, as in kube-apiserver: whether a
 		// caller may join its own trace depends on who it is.

@@ -238,6 +238,20 @@ func TestHTTPMetrics(t *testing.T) {
 	do(t, c, "GET", s.URL+"/api/v1/namespaces", "", nil)
 	do(t, c, "GET", s.URL+"/api/v1/namespaces/default/configmaps", "", nil)
 	do(t, c, "GET", s.URL+"/api/v1/namespaces/default/configmaps/missing", "", nil)
+	// A request authorization refuses is not counted, as in
+	// kube-apiserver (whose instrumented handlers it never reaches); the
+	// allowed request after it is, so the metrics are current.
+	forbidden, _ := http.NewRequest("GET", s.URL+"/api/v1/namespaces/default/secrets", nil)
+	forbidden.Header.Set("Impersonate-User", "nobody")
+	resp, err := c.Do(forbidden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("impersonating nobody: %d, want 403", resp.StatusCode)
+	}
+	do(t, c, "GET", s.URL+"/api/v1/namespaces/default/secrets", "", nil)
 
 	code, body := do(t, c, "GET", s.URL+"/metrics", "", nil)
 	if code != 200 {
@@ -253,6 +267,14 @@ func TestHTTPMetrics(t *testing.T) {
 		if v, ok := findSeries(series, "apiserver_request_total", labels); !ok || v < 1 {
 			t.Errorf("no apiserver_request_total series with %v (value %v)", labels, v)
 		}
+	}
+	secrets := map[string]string{"verb": "LIST", "resource": "secrets", "scope": "namespace", "code": "200"}
+	if v, ok := findSeries(series, "apiserver_request_total", secrets); !ok || v != 1 {
+		t.Errorf("apiserver_request_total%v = %v, want the one allowed list", secrets, v)
+	}
+	secrets["code"] = "403"
+	if v, ok := findSeries(series, "apiserver_request_total", secrets); ok {
+		t.Errorf("apiserver_request_total%v = %v: the refused list was counted", secrets, v)
 	}
 	if _, ok := findSeries(series, "apiserver_request_duration_seconds_bucket", map[string]string{"verb": "LIST", "resource": "namespaces"}); !ok {
 		t.Errorf("no apiserver_request_duration_seconds_bucket series for LIST namespaces")
