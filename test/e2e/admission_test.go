@@ -64,6 +64,7 @@ spec:
 `
 
 func TestMutatingAdmissionPolicy(t *testing.T) {
+	t.Parallel()
 	s := harness.Start(t)
 	path := filepath.Join(t.TempDir(), "map.yaml")
 	if err := os.WriteFile(path, []byte(mutatingPolicies), 0o600); err != nil {
@@ -88,6 +89,7 @@ func TestMutatingAdmissionPolicy(t *testing.T) {
 // labels configmaps, a validating one that refuses a forbidden value and
 // warns about another.
 func TestAdmissionWebhooks(t *testing.T) {
+	t.Parallel()
 	review := func(w http.ResponseWriter, r *http.Request, decide func(*admissionv1.AdmissionRequest, *admissionv1.AdmissionResponse)) {
 		var ar admissionv1.AdmissionReview
 		if err := json.NewDecoder(r.Body).Decode(&ar); err != nil {

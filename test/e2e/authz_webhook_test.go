@@ -22,6 +22,7 @@ import (
 // allows user "carol" to list pods, denies "mallory" everything, and has no
 // opinion on anyone else.
 func TestWebhookAuthorizer(t *testing.T) {
+	t.Parallel()
 	var podCalls atomic.Int64
 	hook := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var sar authorizationv1.SubjectAccessReview

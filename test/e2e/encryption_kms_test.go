@@ -85,6 +85,7 @@ func (p *kmsPlugin) setControl(t *testing.T, c kmstest.Control) {
 // and takes the plugin through a key rotation, errors, slowness and an
 // outage.
 func TestEncryptionKMS(t *testing.T) {
+	t.Parallel()
 	// Unix socket paths are short; t.TempDir() can be too long.
 	dir, err := os.MkdirTemp("", "kms")
 	if err != nil {
@@ -247,6 +248,7 @@ func TestEncryptionKMS(t *testing.T) {
 // plugin by editing its configuration, and refuses a configuration whose
 // plugin does not answer, keeping the last good one.
 func TestEncryptionKMSReload(t *testing.T) {
+	t.Parallel()
 	dir, err := os.MkdirTemp("", "kms")
 	if err != nil {
 		t.Fatal(err)

@@ -44,6 +44,7 @@ func kubeconfigFor(t *testing.T, s *harness.Server, token, user string, groups .
 }
 
 func TestServiceAccountTokens(t *testing.T) {
+	t.Parallel()
 	s := harness.Start(t)
 	s.MustKubectl(t, "create", "serviceaccount", "robot")
 	token := strings.TrimSpace(s.MustKubectl(t, "create", "token", "robot", "--duration=20m"))

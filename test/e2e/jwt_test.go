@@ -57,6 +57,7 @@ func replaceFile(t *testing.T, path, content string) {
 }
 
 func TestJWTAuthentication(t *testing.T) {
+	t.Parallel()
 	key, err := oidctest.NewRSAKey("k1")
 	if err != nil {
 		t.Fatal(err)

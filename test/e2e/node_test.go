@@ -10,6 +10,7 @@ import (
 )
 
 func TestNodeAuthorization(t *testing.T) {
+	t.Parallel()
 	s := harness.Start(t, "--enable-admission-plugins=NodeRestriction")
 	n1 := kubeconfigFor(t, s, "", "system:node:n1", "system:nodes")
 	node := func(args ...string) (string, error) {

@@ -26,6 +26,7 @@ func eventuallyKubectl(t *testing.T, s *harness.Server, want string, args ...str
 }
 
 func TestRBAC(t *testing.T) {
+	t.Parallel()
 	s := harness.Start(t)
 	bob := kubeconfigFor(t, s, "", "bob", "devs")
 	as := func(kc string, args ...string) []string { return append([]string{"--kubeconfig", kc}, args...) }

@@ -40,6 +40,7 @@ func copyDir(t *testing.T, from, to string) {
 }
 
 func TestStaticManifests(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	manifests := filepath.Join(dir, "vap")
 	if err := os.Mkdir(manifests, 0o700); err != nil {
@@ -121,6 +122,7 @@ spec: {policyName: deny-blocked.static.k8s.io, validationActions: [Deny]}
 }
 
 func TestStaticManifestsDuplicateNameStopsStartup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	manifests := filepath.Join(dir, "vap")
 	if err := os.Mkdir(manifests, 0o700); err != nil {
@@ -143,6 +145,7 @@ func TestStaticManifestsDuplicateNameStopsStartup(t *testing.T) {
 }
 
 func TestStaticManifestsNeedTheGate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := staticAdmissionConfig(t, dir, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyConfiguration", dir)
 	out, err := runPortcullis(t, "serve", "--data-dir", t.TempDir(), "--secure-port", "0", "--admission-control-config-file", cfg)
@@ -163,6 +166,7 @@ func runPortcullis(t *testing.T, args ...string) (string, error) {
 // TestStaticWebhooks runs a static validating webhook before an API-based
 // one, and lets it guard a webhook configuration created through the API.
 func TestStaticWebhooks(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var order []string
 	hook := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -14,6 +14,7 @@ import (
 // TestTracing sends every request as a span to an OTLP collector named by
 // --tracing-config-file, with kube-apiserver's span names and resource.
 func TestTracing(t *testing.T) {
+	t.Parallel()
 	col, err := tracingtest.Start()
 	if err != nil {
 		t.Fatal(err)

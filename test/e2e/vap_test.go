@@ -11,6 +11,7 @@ import (
 )
 
 func TestValidatingAdmissionPolicy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	policyFile := filepath.Join(dir, "audit-policy.yaml")
 	auditLog := filepath.Join(dir, "audit.log")
