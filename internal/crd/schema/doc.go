@@ -37,8 +37,9 @@
 // Fields and ConvertFieldLabel serve field selectors, Table the Table
 // output of get and list, ResetFields and TypeConverter (or
 // NewTypeConverter, over all versions) the field manager of server-side
-// apply, OpenAPI and OpenAPIModels the published documents and the type
-// checker of admission policies. Each object goes to the Version its
+// apply, OpenAPI the kind's v3 model for the published documents (which
+// internal/openapi turns into v2 as well) and the type checker of
+// admission policies. Each object goes to the Version its
 // apiVersion names.
 //
 // # Fidelity

@@ -11,20 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 )
 
-func TestOpenAPIModels(t *testing.T) {
+func TestOpenAPI(t *testing.T) {
 	v := widgetVersion(t)
-	for _, c := range []struct {
-		name string
-		v2   bool
-	}{{name: "v3"}, {name: "v2", v2: true}} {
-		t.Run(c.name, func(t *testing.T) {
-			data, err := json.MarshalIndent(v.OpenAPIModels(c.v2), "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareGolden(t, "openapi-"+c.name+".json", append(data, '\n'))
-		})
+	data, err := json.MarshalIndent(v.OpenAPI(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
 	}
+	compareGolden(t, "openapi-v3.json", append(data, '\n'))
 	if got, want := v.ModelName(), "com.example.schema-helper.v1.Widget"; got != want {
 		t.Errorf("ModelName = %q, want %q", got, want)
 	}
@@ -49,55 +42,46 @@ func TestOpenAPIShapes(t *testing.T) {
 	for _, c := range []struct {
 		name, schema string
 		preserve     bool
-		// want is the v3 and v2 kind model, as JSON, of the spec
-		// property (or of the whole model when root).
-		root           bool
-		wantV3, wantV2 string
+		// want is the kind's v3 model, as JSON, of the spec property (or
+		// of the whole model when root); internal/openapi derives v2.
+		root   bool
+		wantV3 string
 	}{
 		{
-			name:   "int-or-string unfolded, nullable dropped in v2",
+			name:   "int-or-string unfolded, nullable kept",
 			schema: `{type: object, properties: {spec: {type: object, required: [a, nul], properties: {a: {x-kubernetes-int-or-string: true}, nul: {type: string, nullable: true}}}}}`,
 			wantV3: `{"type":"object","required":["a","nul"],"properties":{"a":{"anyOf":[{"type":"integer"},{"type":"string"}],"x-kubernetes-int-or-string":true},"nul":{"type":"string","nullable":true}}}`,
-			wantV2: `{"type":"object","required":["a"],"properties":{"a":{"x-kubernetes-int-or-string":true},"nul":{}}}`,
 		},
 		{
 			name:   "preserve unknown fields",
 			schema: `{type: object, properties: {spec: {type: object, x-kubernetes-preserve-unknown-fields: true, properties: {a: {type: string}}}}}`,
 			wantV3: `{"type":"object","properties":{"a":{"type":"string"}},"x-kubernetes-preserve-unknown-fields":true}`,
-			wantV2: `{"x-kubernetes-preserve-unknown-fields":true}`,
 		},
 		{
 			name:   "embedded resource",
 			schema: `{type: object, properties: {spec: {type: object, x-kubernetes-embedded-resource: true, properties: {a: {type: string}}}}}`,
 			wantV3: `{"type":"object","required":["kind","apiVersion"],"properties":{"a":{"type":"string"},"apiVersion":{"description":"apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources","type":"string"},"kind":{"description":"kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds","type":"string"},"metadata":{"description":"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}},"x-kubernetes-embedded-resource":true}`,
-			wantV2: `{"type":"object","required":["kind","apiVersion"],"properties":{"a":{"type":"string"},"apiVersion":{"description":"apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources","type":"string"},"kind":{"description":"kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds","type":"string"},"metadata":{"description":"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}},"x-kubernetes-embedded-resource":true}`,
 		},
 		{
-			name:   "root preserving unknown fields is a bare object in v2",
+			name:   "root preserving unknown fields",
 			schema: `{type: object, x-kubernetes-preserve-unknown-fields: true}`,
 			root:   true,
 			wantV3: `{"type":"object","properties":{"apiVersion":{"description":"APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources","type":"string"},"kind":{"description":"Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds","type":"string"},"metadata":{"description":"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata","$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}},"x-kubernetes-group-version-kind":[{"group":"schema-helper.example.com","kind":"Thing","version":"v1"}],"x-kubernetes-preserve-unknown-fields":true}`,
-			wantV2: `{"type":"object","x-kubernetes-group-version-kind":[{"group":"schema-helper.example.com","kind":"Thing","version":"v1"}]}`,
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := compileYAML(t, c.schema)
-			for _, flavour := range []struct {
-				v2   bool
-				want string
-			}{{v2: false, want: c.wantV3}, {v2: true, want: c.wantV2}} {
-				model := v.OpenAPIModels(flavour.v2)[v.ModelName()]
-				var got any = model
-				if !c.root {
-					got = model.Properties["spec"]
-				}
-				data, err := json.Marshal(got)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(flavour.want, string(data)); diff != "" {
-					t.Errorf("v2=%v (-want +got):\n%s", flavour.v2, diff)
-				}
+			model := v.OpenAPI()
+			var got any = model
+			if !c.root {
+				got = model.Properties["spec"]
+			}
+			data, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.wantV3, string(data)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}
