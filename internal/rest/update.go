@@ -106,14 +106,18 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		}
 		settleCustom(res, obj)
 		h.defaultObject(res, obj)
-		explicitRV := m.GetResourceVersion() != ""
-		if explicitRV && m.GetResourceVersion() != strconv.FormatInt(kv.ModRevision, 10) {
+		// A resourceVersion other than the stored one is a stale write. One
+		// equal to it (a PUT that names it, or a patch, which carries the
+		// current object's) is retried when the store reports a conflict:
+		// the next attempt reads again, and a PUT's then stale version
+		// answers 409 while a patch applies to what is stored then, as in
+		// kube-apiserver, where concurrent patches never conflict.
+		current := strconv.FormatInt(kv.ModRevision, 10)
+		explicitRV := m.GetResourceVersion() != "" && m.GetResourceVersion() != current
+		if explicitRV {
 			return nil, false, apierrors.NewConflict(res.GroupResource(), t.name, errors.New(objects.OptimisticLockMessage))
 		}
-		if !explicitRV {
-			// An unconditional write applies to what is stored now.
-			m.SetResourceVersion(strconv.FormatInt(kv.ModRevision, 10))
-		}
+		m.SetResourceVersion(current)
 		om, _ := meta.Accessor(cur)
 		if om.GetDeletionTimestamp() != nil {
 			added := sets.New(m.GetFinalizers()...).Difference(sets.New(om.GetFinalizers()...))
