@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
@@ -125,15 +127,30 @@ func decodeContinue(s, prefix string) (int64, string, error) {
 	return tok.ResourceVersion, prefix + tok.StartKey, nil
 }
 
+// parseRV reads a list's or watch's resourceVersion; a malformed one is
+// 400 in kube-apiserver's words.
 func parseRV(s string) (int64, error) {
+	rv, err := resourceVersionValue(s)
+	if err != nil {
+		return 0, apierrors.NewBadRequest("invalid resource version: " + err.Error())
+	}
+	return rv, nil
+}
+
+// resourceVersionValue parses a resourceVersion parameter ("" is 0) and
+// words a malformed one as kube-apiserver's storage does.
+func resourceVersionValue(s string) (int64, error) {
 	if s == "" {
 		return 0, nil
 	}
-	rv, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || rv < 0 {
-		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %s", s))
+	rv, err := strconv.ParseUint(s, 10, 64)
+	if err == nil && rv > math.MaxInt64 {
+		err = &strconv.NumError{Func: "ParseUint", Num: s, Err: strconv.ErrRange}
 	}
-	return rv, nil
+	if err != nil {
+		return 0, fmt.Errorf("resourceVersion: Invalid value: %q: %w", s, err)
+	}
+	return int64(rv), nil
 }
 
 func (h *Handler) decodeListOptions(r *http.Request) (*metav1.ListOptions, error) {
@@ -150,6 +167,12 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, t target) {
 		h.rs.Error(w, r, err)
 		return
 	}
+	if opts.SendInitialEvents != nil {
+		// Only a watch sends initial events.
+		h.rs.Error(w, r, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", field.ErrorList{
+			field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list")}))
+		return
+	}
 	list, err := h.listObjects(r.Context(), t.res, t.ns, opts)
 	if err != nil {
 		h.rs.Error(w, r, err)
@@ -164,6 +187,10 @@ func (h *Handler) listObjects(ctx context.Context, res *registry.Resource, ns st
 	sel, err := h.parseSelection(res, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Limit < 0 {
+		// kube-apiserver lists everything for a limit below one.
+		opts.Limit = 0
 	}
 	prefix := res.NamespacePrefix(ns)
 	rv, err := parseRV(opts.ResourceVersion)
