@@ -133,6 +133,8 @@ func TestVerbs(t *testing.T) {
 		{"limit below one lists everything", "GET", cm + "?limit=-1", "", "", 200, `"name":"a"`},
 		{"malformed list resourceVersion", "GET", cm + "?resourceVersion=abc", "", "", 400, `invalid resource version: resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax`},
 		{"malformed get resourceVersion", "GET", cm + "/a?resourceVersion=abc", "", "", 500, `"message":"resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax"`},
+		{"patch of the uid", "PATCH", cm + "/a", mediaMergePatch, `{"metadata":{"uid":"00000000-0000-0000-0000-000000000001"}}`, 422, `metadata.uid: Invalid value: \"00000000-0000-0000-0000-000000000001\": field is immutable`},
+		{"put of another uid", "PUT", cm + "/a", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","uid":"00000000-0000-0000-0000-000000000002"}}`, 409, `Operation cannot be fulfilled on configmaps \"a\": StorageError: invalid object, Code: 4, Key: /registry/configmaps/default/a, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: 00000000-0000-0000-0000-000000000002, UID in object meta: `},
 		{"list with initial events", "GET", cm + "?sendInitialEvents=true", "", "", 422, `ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`},
 		{"dry run create of an existing name", "POST", cm + "?dryRun=All", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`, 409, `configmaps \"a\" already exists`},
 		{"bad dry run", "POST", cm + "?dryRun=Yes", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}`, 400, "dryRun"},

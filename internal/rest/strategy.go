@@ -123,7 +123,10 @@ func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time)
 func prepareForUpdate(res *registry.Resource, sub string, obj, old runtime.Object) {
 	m, _ := meta.Accessor(obj)
 	om, _ := meta.Accessor(old)
-	m.SetUID(om.GetUID())
+	if m.GetUID() == "" {
+		// A uid that differs is left for validation to refuse (immutable).
+		m.SetUID(om.GetUID())
+	}
 	m.SetCreationTimestamp(om.GetCreationTimestamp())
 	m.SetDeletionTimestamp(om.GetDeletionTimestamp())
 	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
