@@ -155,9 +155,9 @@ func (h *Handler) attributes(ctx context.Context, res *registry.Resource, sub st
 	if m, err := meta.Accessor(src); err == nil {
 		a.Name, a.Namespace = m.GetName(), m.GetNamespace()
 	}
-	// Requests on namespaces/<name> are in that namespace, as kube-apiserver
-	// derives it from the path.
-	if res.GVR.Group == "" && res.GVR.Resource == "namespaces" && op != admission.Create {
+	// A request on a namespace is in that namespace, its creation
+	// included, as kube-apiserver's admission attributes have it.
+	if res.GVR.Group == "" && res.GVR.Resource == "namespaces" {
 		a.Namespace = a.Name
 	}
 	if st := request.StateFrom(ctx); st != nil {
