@@ -271,6 +271,13 @@ func (h *Handler) listObjects(ctx context.Context, res *registry.Resource, ns st
 		startKey = out.KVs[len(out.KVs)-1].Key + "\x00"
 	}
 done:
+	if res.Custom == nil {
+		// The items of a built-in list carry no apiVersion and kind, as
+		// kube-apiserver encodes them (custom resources keep theirs).
+		for _, it := range items {
+			it.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		}
+	}
 	if err := meta.SetList(list, items); err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}

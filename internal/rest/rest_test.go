@@ -131,6 +131,7 @@ func TestVerbs(t *testing.T) {
 		{"dry run create", "POST", cm + "?dryRun=All", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}`, 201, `"name":"dry"`},
 		{"dry run not stored", "GET", cm + "/dry", "", "", 404, "not found"},
 		{"limit below one lists everything", "GET", cm + "?limit=-1", "", "", 200, `"name":"a"`},
+		{"list items carry no kind", "GET", cm + "?limit=1", "", "", 200, `"items":[{"metadata":{"name":"a"`},
 		{"malformed list resourceVersion", "GET", cm + "?resourceVersion=abc", "", "", 400, `invalid resource version: resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax`},
 		{"malformed get resourceVersion", "GET", cm + "/a?resourceVersion=abc", "", "", 500, `"message":"resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax"`},
 		{"patch of the uid", "PATCH", cm + "/a", mediaMergePatch, `{"metadata":{"uid":"00000000-0000-0000-0000-000000000001"}}`, 422, `metadata.uid: Invalid value: \"00000000-0000-0000-0000-000000000001\": field is immutable`},
