@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -98,20 +100,32 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, t target) {
 
 // applyPatch applies a JSON, merge or strategic merge patch to doc.
 // Malformed patches are 400; patches that cannot apply are 422, as in
-// kube-apiserver.
+// kube-apiserver, which words a JSON patch that cannot apply only as
+// "the server rejected our request due to an error in our request".
 func applyPatch(ptype string, doc, patch []byte, schema runtime.Object) ([]byte, error) {
 	var out []byte
 	var err error
 	switch ptype {
 	case mediaJSONPatch:
+		if !json.Valid(patch) {
+			return nil, apierrors.NewBadRequest("invalid JSON patch")
+		}
 		p, derr := jsonpatch.DecodePatch(patch)
 		if derr != nil {
-			return nil, apierrors.NewBadRequest(derr.Error())
+			var te *json.UnmarshalTypeError
+			if errors.As(derr, &te) {
+				derr = fmt.Errorf("json: cannot unmarshal %s into Go value of type []handlers.jsonPatchOp", te.Value)
+			}
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", derr))
 		}
-		out, err = p.Apply(doc)
+		if out, err = p.Apply(doc); err != nil {
+			return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity,
+				Reason: metav1.StatusReasonInvalid, Message: "the server rejected our request due to an error in our request", Details: &metav1.StatusDetails{}}}
+		}
+		return out, nil
 	case mediaMergePatch:
 		if !json.Valid(patch) {
-			return nil, apierrors.NewBadRequest("error decoding patch: invalid JSON document")
+			return nil, apierrors.NewBadRequest("invalid JSON patch")
 		}
 		out, err = jsonpatch.MergePatch(doc, patch)
 	case mediaSMPatch:

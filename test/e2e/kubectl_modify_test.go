@@ -56,8 +56,9 @@ func TestKubectlPatch(t *testing.T) {
 		if err == nil {
 			t.Fatalf("patch with a failing test op succeeded")
 		}
-		if !strings.Contains(stderr, "test failed") {
-			t.Errorf("stderr = %q, want the json-patch error (test failed)", stderr)
+		// kube-apiserver v1.37.2's words for a JSON patch that cannot apply.
+		if want := "The request is invalid: the server rejected our request due to an error in our request"; strings.TrimSpace(stderr) != want {
+			t.Errorf("stderr = %q, want %q", stderr, want)
 		}
 		if got := data(t); !maps.Equal(got, before) {
 			t.Errorf("data changed to %v", got)
