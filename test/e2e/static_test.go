@@ -62,7 +62,7 @@ func TestStaticManifests(t *testing.T) {
 	}
 
 	// With the gate on, the API refuses the names reserved for manifests.
-	if _, errOut, err := s.Kubectl(t, "create", "-f", "testdata/static/deny-privileged-policy.yaml"); err == nil || !strings.Contains(errOut, "reserved for manifest-based admission configurations") {
+	if _, errOut, err := s.Kubectl(t, "create", "-f", "testdata/static/deny-privileged-policy.yaml"); err == nil || !strings.Contains(errOut, `names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API`) {
 		t.Errorf("reserved name accepted: %v %s", err, errOut)
 	}
 

@@ -107,7 +107,7 @@ func staticSuffixCheck(gate bool) admission.Validator {
 		if a.Operation != admission.Create || a.Kind.Group != admissionregistrationv1.GroupName || !strings.HasSuffix(a.Name, manifest.Suffix) {
 			return nil
 		}
-		msg := fmt.Sprintf("names ending in %q are reserved for manifest-based admission configurations", manifest.Suffix)
+		msg := fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", manifest.Suffix)
 		if !gate {
 			if st := request.StateFrom(ctx); st != nil {
 				st.AddWarning(fmt.Sprintf("metadata.name: %s; this object would be refused with the %s feature gate enabled", msg, GateManifests))
