@@ -228,7 +228,9 @@ func (tc *typeContext) env(object *apiservercel.DeclType) (*cel.Env, error) {
 	if tc.hasParams {
 		opts = append(opts, cel.Variable(celenv.ParamsVar, typeOf(tc.params)))
 	}
-	opts = append(opts, cel.Variable(celenv.AuthorizerVar, library.AuthorizerType))
+	opts = append(opts,
+		cel.Variable(celenv.AuthorizerVar, library.AuthorizerType),
+		cel.Variable(celenv.RequestResourceAuthorizerVar, library.ResourceCheckType))
 	vars := apiservercel.NewObjectType("kubernetes.variables", map[string]*apiservercel.DeclField{})
 	env, err := celbase.StoredEnv(
 		celbase.VersionedOptions{IntroducedVersion: celbase.IntroducedAlways, EnvOptions: opts, DeclTypes: declTypes},

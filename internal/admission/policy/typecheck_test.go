@@ -85,6 +85,7 @@ func TestTypeCheck(t *testing.T) {
 		{"typed params", []policyOpt{paramKind("v1", "ConfigMap"), validate("params.data.x == 1")}, []string{
 			"spec.validations[0].expression=/v1, Kind=Pod: ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(string, int)'"}},
 		{"untyped params", []policyOpt{paramKind("example.com/v1", "Limits"), validate("params.anything == 1")}, nil},
+		{"authorizer variables", []policyOpt{validate("authorizer.group('apps').resource('deployments').check('update').allowed() && authorizer.requestResource.check('get').allowed() && authorizer.serviceAccount('default', 'x').group('').resource('pods').check('get').reason() != 'x'")}, nil},
 		{"second validation", []policyOpt{validate("true"), validate("object.nope")}, []string{"spec.validations[1].expression=/v1, Kind=Pod: ERROR: <input>:1:7: undefined field 'nope'"}},
 		{"wildcards are not checked", []policyOpt{validate("object.spec.xprop == 'a'"), constraints(matchAll())}, nil},
 	}
