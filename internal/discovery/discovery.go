@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 	"sync/atomic"
 
@@ -73,7 +75,7 @@ func build(reg *registry.Registry) (*documents, error) {
 	aggVersion := map[schema.GroupVersion]int{}
 	groupIndex := map[string]int{}
 	var order []string
-	for _, gv := range reg.GroupVersions() {
+	for _, gv := range byPriority(reg.GroupVersions()) {
 		d.resources[gv] = &metav1.APIResourceList{GroupVersion: gv.String()}
 		gvd := metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: gv.Version}
 		g, ok := agg[gv.Group]
@@ -139,6 +141,16 @@ func build(reg *registry.Registry) (*documents, error) {
 		v := &agg[gv.Group].Versions[aggVersion[gv]]
 		v.Resources = append(v.Resources, rd)
 	}
+	// kube-apiserver lists the resources of a group version by name.
+	for _, l := range d.resources {
+		sort.SliceStable(l.APIResources, func(i, j int) bool { return l.APIResources[i].Name < l.APIResources[j].Name })
+	}
+	for _, g := range agg {
+		for i := range g.Versions {
+			rs := g.Versions[i].Resources
+			sort.SliceStable(rs, func(a, b int) bool { return rs[a].Resource < rs[b].Resource })
+		}
+	}
 	var err error
 	core := &apidiscoveryv2.APIGroupDiscoveryList{Items: []apidiscoveryv2.APIGroupDiscovery{*agg[""]}}
 	groups := &apidiscoveryv2.APIGroupDiscoveryList{}
@@ -154,6 +166,38 @@ func build(reg *registry.Registry) (*documents, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// groupOrder is the order in which kube-apiserver lists its built-in
+// groups (by their APIService priorities); other groups, those of CRDs,
+// follow by name.
+var groupOrder = []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io",
+	"authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io", "networking.k8s.io", "policy",
+	"rbac.authorization.k8s.io", "storage.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io",
+	"scheduling.k8s.io", "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "resource.k8s.io",
+	"flowcontrol.apiserver.k8s.io", "storagemigration.k8s.io"}
+
+// byPriority orders group versions as kube-apiserver lists their groups,
+// keeping each group's versions in the order given.
+func byPriority(gvs []schema.GroupVersion) []schema.GroupVersion {
+	rank := func(group string) int {
+		if i := slices.Index(groupOrder, group); i >= 0 {
+			return i
+		}
+		return len(groupOrder)
+	}
+	out := slices.Clone(gvs)
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, rj := rank(out[i].Group), rank(out[j].Group)
+		if ri != rj {
+			return ri < rj
+		}
+		if ri == len(groupOrder) && out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return false
+	})
+	return out
 }
 
 func encodeAggregated(l *apidiscoveryv2.APIGroupDiscoveryList) ([]byte, string, error) {
