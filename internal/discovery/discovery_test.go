@@ -16,7 +16,9 @@ import (
 
 type capture struct{ obj runtime.Object }
 
-func (c *capture) Object(_ http.ResponseWriter, _ *http.Request, _ int, obj runtime.Object) { c.obj = obj }
+func (c *capture) Object(_ http.ResponseWriter, _ *http.Request, _ int, obj runtime.Object) {
+	c.obj = obj
+}
 
 // Groups and resources come in kube-apiserver's order: built-in groups by
 // its priorities, then custom ones by name; resources by name.
