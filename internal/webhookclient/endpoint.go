@@ -26,6 +26,20 @@ type Service struct {
 	Port int32
 }
 
+// NewService is the Service of a clientConfig's service reference, whose
+// path and port are optional in every API that has one (admission
+// webhooks, CRD conversion).
+func NewService(namespace, name string, path *string, port *int32) *Service {
+	s := &Service{Namespace: namespace, Name: name}
+	if path != nil {
+		s.Path = *path
+	}
+	if port != nil {
+		s.Port = *port
+	}
+	return s
+}
+
 // ServerName is the name the webhook's certificate must hold.
 func (s *Service) ServerName() string { return s.Name + "." + s.Namespace + ".svc" }
 

@@ -20,13 +20,7 @@ import (
 func endpointOf(cc admissionregistrationv1.WebhookClientConfig) *webhookclient.Endpoint {
 	var svc *webhookclient.Service
 	if s := cc.Service; s != nil {
-		svc = &webhookclient.Service{Namespace: s.Namespace, Name: s.Name}
-		if s.Path != nil {
-			svc.Path = *s.Path
-		}
-		if s.Port != nil {
-			svc.Port = *s.Port
-		}
+		svc = webhookclient.NewService(s.Namespace, s.Name, s.Path, s.Port)
 	}
 	return webhookclient.NewEndpoint(cc.URL, svc, cc.CABundle)
 }

@@ -65,13 +65,7 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, opts Options) (*Webhook,
 	}
 	var svc *webhookclient.Service
 	if s := cc.Service; s != nil {
-		svc = &webhookclient.Service{Namespace: s.Namespace, Name: s.Name}
-		if s.Path != nil {
-			svc.Path = *s.Path
-		}
-		if s.Port != nil {
-			svc.Port = *s.Port
-		}
+		svc = webhookclient.NewService(s.Namespace, s.Name, s.Path, s.Port)
 	}
 	w := &Webhook{
 		endpoint: webhookclient.NewEndpoint(cc.URL, svc, caBundle),

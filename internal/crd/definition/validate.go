@@ -40,21 +40,20 @@ func ValidateCreate(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorLi
 // enforced, unchanged schemas keep their CEL cost), plus the immutable
 // group and plural, and scope and kind once old is established.
 func ValidateUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
-	in, errs := internal(crd)
-	if errs != nil {
-		return errs
-	}
-	inOld, errs := internal(old)
-	if errs != nil {
-		return errs
-	}
-	return crdvalidation.ValidateCustomResourceDefinitionUpdate(context.Background(), in, inOld)
+	return validatePair(crd, old, crdvalidation.ValidateCustomResourceDefinitionUpdate)
 }
 
 // ValidateStatusUpdate validates a write through /status: the metadata
 // update rules and the accepted names. kube-apiserver checks neither the
 // (unchanged) spec nor storedVersions there.
 func ValidateStatusUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	return validatePair(crd, old, crdvalidation.ValidateUpdateCustomResourceDefinitionStatus)
+}
+
+// validatePair runs one of the library's update validations on crd and
+// old, converted to the internal type.
+func validatePair(crd, old *apiextensionsv1.CustomResourceDefinition,
+	validate func(context.Context, *apiextensions.CustomResourceDefinition, *apiextensions.CustomResourceDefinition) field.ErrorList) field.ErrorList {
 	in, errs := internal(crd)
 	if errs != nil {
 		return errs
@@ -63,7 +62,7 @@ func ValidateStatusUpdate(crd, old *apiextensionsv1.CustomResourceDefinition) fi
 	if errs != nil {
 		return errs
 	}
-	return crdvalidation.ValidateUpdateCustomResourceDefinitionStatus(context.Background(), in, inOld)
+	return validate(context.Background(), in, inOld)
 }
 
 // internal converts a copy of crd to the internal type the validation
