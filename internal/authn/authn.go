@@ -1,7 +1,9 @@
 package authn
 
 import (
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -93,7 +95,11 @@ func (a *X509) AuthenticateRequest(r *http.Request) (user.Info, bool, error) {
 	if leaf.Subject.CommonName == "" {
 		return nil, false, errors.New("x509: certificate has no common name")
 	}
-	return &user.DefaultInfo{Name: leaf.Subject.CommonName, Groups: leaf.Subject.Organization}, true, nil
+	// kube-apiserver identifies the credential by the leaf's fingerprint,
+	// which audit events and authorization webhooks then carry.
+	fp := sha256.Sum256(leaf.Raw)
+	return &user.DefaultInfo{Name: leaf.Subject.CommonName, Groups: leaf.Subject.Organization,
+		Extra: map[string][]string{user.CredentialIDKey: {"X509SHA256=" + hex.EncodeToString(fp[:])}}}, true, nil
 }
 
 func describe(c *x509.Certificate) string {

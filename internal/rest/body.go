@@ -68,7 +68,7 @@ func (h *Handler) decodeBody(r *http.Request, res *registry.Resource, body []byt
 	gvk := res.GVK()
 	obj, got, err := dec.Decode(body, &gvk, res.New())
 	if err != nil && !runtime.IsStrictDecodingError(err) {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", res.Kind, err))
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.Kind, gvk.Version, res.Kind, err))
 	}
 	if err != nil {
 		if strict == "Strict" {
@@ -145,6 +145,9 @@ func parseWriteOptions(r *http.Request, apply bool) (writeOptions, runtime.Objec
 	if apply && o.FieldManager == "" {
 		return o, nil, apierrors.NewBadRequest("PATCH requests with apply content type must have a fieldManager")
 	}
+	// Admission sees the options as the client sent them, before the
+	// field manager defaults to the user agent.
+	sent := o.FieldManager
 	if o.FieldManager == "" {
 		o.FieldManager = managerFromUserAgent(r.UserAgent())
 	}
@@ -155,11 +158,11 @@ func parseWriteOptions(r *http.Request, apply bool) (writeOptions, runtime.Objec
 	var opts runtime.Object
 	switch r.Method {
 	case http.MethodPost:
-		opts = &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"}, DryRun: dry, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
+		opts = &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"}, DryRun: dry, FieldManager: sent, FieldValidation: o.FieldValidation}
 	case http.MethodPut:
-		opts = &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, DryRun: dry, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
+		opts = &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, DryRun: dry, FieldManager: sent, FieldValidation: o.FieldValidation}
 	default:
-		po := &metav1.PatchOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PatchOptions"}, DryRun: dry, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}
+		po := &metav1.PatchOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PatchOptions"}, DryRun: dry, FieldManager: sent, FieldValidation: o.FieldValidation}
 		if apply {
 			po.Force = &o.Force
 		}

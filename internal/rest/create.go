@@ -61,32 +61,35 @@ func checkNamespace(t target, obj runtime.Object) error {
 // admission and validation and stores it. live is the empty object an
 // apply started from (its managed fields are already set), or nil.
 func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj runtime.Object, applied runtime.Object, opts writeOptions, options runtime.Object) (runtime.Object, error) {
-	m, _ := meta.Accessor(obj)
-	generated := m.GetName() == "" && m.GetGenerateName() != ""
-	if generated {
-		m.SetName(generateName(m.GetGenerateName()))
-	}
-	if m.GetName() == "" {
-		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), "", field.ErrorList{
-			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
-	}
 	if res.Custom != nil && res.Custom.Terminating {
 		return nil, apierrors.NewMethodNotSupported(res.GroupResource(), "create")
 	}
-	prepareForCreate(res, obj, h.cfg.Now())
 	settleCustom(res, obj)
 	h.defaultObject(res, obj)
 	if applied == nil {
 		fm := h.manager(res, "")
 		obj = fm.UpdateNoErrors(res.New(), obj, opts.FieldManager)
 	}
+	// Mutating admission sees the object as decoded: as in kube-apiserver,
+	// the system fields (uid, creationTimestamp, a generated name) and the
+	// strategy's preparation come after it.
 	attrs := h.attributes(ctx, res, "", admission.Create, obj, nil, options, opts.DryRun)
 	if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
 		return nil, err
 	}
 	obj = attrs.Object
+	m, _ := meta.Accessor(obj)
+	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	if generated {
+		m.SetName(generateName(m.GetGenerateName()))
+		attrs.Name = m.GetName() // validating admission sees it
+	}
+	if m.GetName() == "" {
+		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), "", field.ErrorList{
+			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
+	}
+	prepareForCreate(res, obj, h.cfg.Now())
 	settleAdmitted(res, obj)
-	m, _ = meta.Accessor(obj)
 	if errs := h.validateCreate(ctx, res, obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), m.GetName(), errs)
 	}
@@ -111,6 +114,7 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		kv, err := h.store.Create(ctx, res.Key(m.GetNamespace(), m.GetName()), data)
 		if errors.Is(err, storage.ErrKeyExists) && generated && attempt < 7 {
 			m.SetName(generateName(m.GetGenerateName()))
+			attrs.Name = m.GetName()
 			continue
 		}
 		if err != nil {

@@ -115,7 +115,7 @@ func TestVerbs(t *testing.T) {
 		{"namespace mismatch", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"other"}}`, 400, "does not match the namespace"},
 		{"missing namespace", "POST", "/api/v1/namespaces/nope/configmaps", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`, 404, `namespaces \"nope\" not found`},
 		{"wrong kind", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"c"}}`, 400, "does not match"},
-		{"malformed", "POST", cm, mediaJSON, `{"apiVersion":`, 400, "unrecognized"},
+		{"malformed", "POST", cm, mediaJSON, `{"apiVersion":`, 400, "cannot be handled as a ConfigMap"},
 		{"strict unknown field", "POST", cm + "?fieldValidation=Strict", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"s"},"bogus":1}`, 400, `unknown field \"bogus\"`},
 		{"no name", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{}}`, 422, "name or generateName is required"},
 		{"generateName", "POST", cm, mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"gen-"}}`, 201, `"name":"gen-`},

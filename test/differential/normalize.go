@@ -1,0 +1,109 @@
+package differential
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// What must differ between two runs, and only that, is replaced by
+// placeholders: uids, timestamps, resourceVersions, generated names,
+// certificate hashes, and the addresses and directories of the run.
+var (
+	uidRE  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	timeRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
+	hashRE = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
+	// resourceVersion: "123" in YAML, and "resourceVersion":"123" in JSON text.
+	rvYAMLRE = regexp.MustCompile(`(resourceVersion: )"?\d+"?`)
+	rvJSONRE = regexp.MustCompile(`("resourceVersion": ?)"\d+"`)
+	// ageRE is the AGE column of kubectl's tables (5s, 3m2s, 10d).
+	ageRE = regexp.MustCompile(`(\s)(\d+[smhd])+(\s|$)`)
+)
+
+// rvKeys are the fields whose values are resourceVersions.
+var rvKeys = map[string]bool{"resourceVersion": true, "continue": true}
+
+// normalize returns v (a decoded JSON value) with run-specific values
+// replaced, by way of a JSON round trip so that all numbers are float64
+// as in goldens.
+// generated collects the names made from a generateName (found in objects
+// carrying both) and replaces them wherever else they appear.
+func normalize(v any, pairs []string, generated map[string]string) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return err.Error()
+	}
+	collectGenerated(out, generated)
+	for name, p := range generated {
+		pairs = append(pairs, name, p)
+	}
+	return walk(out, "", strings.NewReplacer(pairs...))
+}
+
+func collectGenerated(v any, into map[string]string) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			collectGenerated(e, into)
+		}
+	case map[string]any:
+		if gen, ok := x["generateName"].(string); ok && gen != "" {
+			if name, ok := x["name"].(string); ok && strings.HasPrefix(name, gen) && name != gen {
+				into[name] = gen + "<generated>"
+			}
+		}
+		for _, e := range x {
+			collectGenerated(e, into)
+		}
+	}
+}
+
+func walk(v any, key string, rep *strings.Replacer) any {
+	switch x := v.(type) {
+	case string:
+		if rvKeys[key] && x != "" {
+			return "<rv>"
+		}
+		return text(x, rep)
+	case []any:
+		for i := range x {
+			x[i] = walk(x[i], key, rep)
+		}
+		return x
+	case map[string]any:
+		for k, e := range x {
+			x[k] = walk(e, k, rep)
+		}
+		return x
+	}
+	return v
+}
+
+// text normalises a string: placeholders, uids, times, hashes, and
+// resourceVersions written inside it (YAML and JSON printed by kubectl).
+func text(s string, rep *strings.Replacer) string {
+	s = rep.Replace(s)
+	s = uidRE.ReplaceAllString(s, "<uid>")
+	s = timeRE.ReplaceAllString(s, "<time>")
+	s = hashRE.ReplaceAllString(s, "<hash>")
+	s = rvYAMLRE.ReplaceAllString(s, `${1}<rv>`)
+	s = rvJSONRE.ReplaceAllString(s, `${1}"<rv>"`)
+	return s
+}
+
+// kubectlText additionally normalises the AGE column of tables.
+func kubectlText(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	if !strings.Contains(first, "AGE") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = ageRE.ReplaceAllString(lines[i], "${1}<age>${3}")
+	}
+	return strings.Join(lines, "\n")
+}
