@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -50,9 +51,6 @@ func tooLarge(limit int64) error {
 // fieldValidation directive (Strict, Warn or Ignore; Warn when unset, as
 // kube-apiserver defaults it).
 func (h *Handler) decodeBody(r *http.Request, res *registry.Resource, body []byte, validation string) (runtime.Object, error) {
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil, apierrors.NewBadRequest("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf")
-	}
 	strict, err := parseFieldValidation(validation)
 	if err != nil {
 		return nil, err
@@ -68,7 +66,7 @@ func (h *Handler) decodeBody(r *http.Request, res *registry.Resource, body []byt
 	gvk := res.GVK()
 	obj, got, err := dec.Decode(body, &gvk, res.New())
 	if err != nil && !runtime.IsStrictDecodingError(err) {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.Kind, gvk.Version, res.Kind, err))
+		return nil, decodeError(res.Kind, got, err, body)
 	}
 	if err != nil {
 		if strict == "Strict" {
@@ -86,10 +84,54 @@ func (h *Handler) decodeBody(r *http.Request, res *registry.Resource, body []byt
 			rec.SetRequestObject(js)
 		}
 	}
+	if got != nil && got.Kind != gvk.Kind && got.GroupVersion() == gvk.GroupVersion() {
+		// kube-apiserver decodes the other kind and fails converting it.
+		return nil, decodeError(res.Kind, got, fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion",
+			got.Version, got.Kind, internalPackage(gvk.Group), gvk.Kind), body)
+	}
 	if got != nil && (got.Kind != gvk.Kind || got.GroupVersion() != gvk.GroupVersion()) {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", got.GroupVersion(), gvk.GroupVersion()))
 	}
 	return obj, nil
+}
+
+// decodeError is kube-apiserver's answer to a body it cannot decode as
+// kind: naming the kind and version the body claimed when it got that far,
+// else a summary of the body.
+func decodeError(kind string, got *schema.GroupVersionKind, err error, body []byte) error {
+	if got != nil && got.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", got.Kind, got.Version, kind, err))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", kind, err, summarizeBody(body, 30)))
+}
+
+// summarizeBody shows the start of a body in an error: JSON as text,
+// anything else in hex.
+func summarizeBody(b []byte, max int) string {
+	switch {
+	case len(b) == 0:
+		return "<empty>"
+	case b[0] == '{':
+		if len(b) > max {
+			return string(b[:max]) + " ..."
+		}
+		return string(b)
+	default:
+		if len(b) > max {
+			return hex.EncodeToString(b[:max]) + " ..."
+		}
+		return hex.EncodeToString(b)
+	}
+}
+
+// internalPackage is the Go package of a group's internal types in
+// kube-apiserver, which its conversion errors name.
+func internalPackage(group string) string {
+	if group == "" || group == "events.k8s.io" {
+		return "core"
+	}
+	first, _, _ := strings.Cut(group, ".")
+	return first
 }
 
 func strictErrors(err error) []string {
