@@ -83,6 +83,10 @@ type Step struct {
 	// Keep lists the top-level fields of a JSON answer to record (default
 	// all); "metadata.annotations" style paths pick nested ones.
 	Keep []string `json:"keep,omitempty"`
+	// Save remembers values of the JSON answer (name → dotted path, as in
+	// Keep) for later steps of the suite, which write them as $(name): a
+	// server-assigned uid that a later request must carry, for example.
+	Save map[string]string `json:"save,omitempty"`
 
 	// Kubectl is a kubectl command line (split on spaces; a YAML list for
 	// arguments with spaces). Stdin is given to it.
@@ -96,10 +100,15 @@ type Step struct {
 	Authz string `json:"authz,omitempty"`
 
 	// Metrics records the series of these metric names (label sets and values).
+	// Values of gauges named *_timestamp_seconds are recorded as <time>.
 	Metrics []string `json:"metrics,omitempty"`
+	// UntilSeries repeats a metrics step until one of its series contains
+	// this text (for a reload whose effect is seen only in metrics).
+	UntilSeries string `json:"untilSeries,omitempty"`
 
-	// Write writes File (relative to the suite directory) with Content;
-	// Remove deletes it.
+	// Write writes File (relative to the suite directory) with Content,
+	// atomically (a temporary file outside the suite directory renamed into
+	// place: one file event, never a partly written file); Remove deletes it.
 	Write   string `json:"write,omitempty"`
 	Remove  string `json:"remove,omitempty"`
 	Content string `json:"content,omitempty"`
@@ -195,8 +204,8 @@ func parseSuite(text string, vars map[string]string) (*Suite, error) {
 
 // check catches mistakes in a scenario file before any server starts.
 func (s *Suite) check() error {
-	if s.Document == "" {
-		return fmt.Errorf("no document")
+	if !knownDocument(s.Document) {
+		return fmt.Errorf("document %q: not one of report.go's documents", s.Document)
 	}
 	if s.StartFails != (len(s.Cases) == 0 && len(s.Setup) == 0) {
 		return fmt.Errorf("startFails goes with no cases, and only with none")
@@ -238,6 +247,12 @@ func checkSteps(s *Suite, steps []Step) error {
 		}
 		if _, ok := s.Users[st.As]; st.As != "" && st.As != "admin" && !ok {
 			return fmt.Errorf("step %d: unknown user %q", i+1, st.As)
+		}
+		if st.UntilSeries != "" && st.Metrics == nil {
+			return fmt.Errorf("step %d: untilSeries without metrics", i+1)
+		}
+		if len(st.Save) > 0 && st.Path == "" {
+			return fmt.Errorf("step %d: save without path", i+1)
 		}
 		if st.Path != "" && st.Method == "" {
 			return fmt.Errorf("step %d: path without method", i+1)
