@@ -7,6 +7,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,6 +18,9 @@ import (
 
 var record = flag.Bool("record", false,
 	"run every suite against the reference (hack/reference/build.sh) and rewrite its golden, then compare portcullis with it")
+
+var actual = flag.String("actual", "",
+	"also write what portcullis answered to this directory, in the goldens' format, to compare them side by side")
 
 func TestMain(m *testing.M) { harness.Main(m) }
 
@@ -37,12 +42,19 @@ func goldenPath(s *Suite) string { return filepath.Join("testdata", s.Name+".jso
 // clients saw with what kube-apiserver answered (the goldens); with
 // -record it first asks kube-apiserver itself.
 func TestDifferential(t *testing.T) {
-	suites, err := loadSuites("scenarios")
+	paths, err := filepath.Glob(filepath.Join("scenarios", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range suites {
-		t.Run(s.Name, func(t *testing.T) {
+	sort.Strings(paths)
+	for _, p := range paths {
+		// A file that does not load fails its own subtest only, so one
+		// suite being written does not stop the others from running.
+		s, err := loadSuite(p)
+		t.Run(strings.TrimSuffix(filepath.Base(p), ".yaml"), func(t *testing.T) {
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Parallel()
 			if *record {
 				g := runSuite(t, s, startReference)
@@ -50,6 +62,9 @@ func TestDifferential(t *testing.T) {
 			}
 			want := readGolden(t, s)
 			got := runSuite(t, s, startPortcullis)
+			if *actual != "" {
+				writeJSON(t, filepath.Join(*actual, s.Name+".json"), got)
+			}
 			compare(t, s, want, got)
 		})
 	}
@@ -88,6 +103,11 @@ func runSuite(t *testing.T, s *Suite, start func(*testing.T, *env) (*target, err
 
 func writeGolden(t *testing.T, s *Suite, g *Golden) {
 	t.Helper()
+	writeJSON(t, goldenPath(s), g)
+}
+
+func writeJSON(t *testing.T, path string, g *Golden) {
+	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -95,7 +115,7 @@ func writeGolden(t *testing.T, s *Suite, g *Golden) {
 	if err := enc.Encode(g); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(goldenPath(s), b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -32,6 +32,8 @@ type env struct {
 	// saKey and saPub are the service account signing key pair.
 	saKey, saPub string
 	auditLog     string
+	// scratch holds files being written before they are renamed into dir.
+	scratch string
 
 	webhooks *webhookFixture
 	authz    *webhookFixture
@@ -96,6 +98,37 @@ func (e *env) writeFile(t *testing.T, name, content string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeFileAtomic writes name as a step does: the content goes to a
+// temporary file outside the suite directory first and is renamed into
+// place, so a watched directory sees one event and never a partial file.
+func (e *env) writeFileAtomic(t *testing.T, name, content string) {
+	t.Helper()
+	p := filepath.Join(e.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if e.scratch == "" {
+		e.scratch = t.TempDir()
+	}
+	f, err := os.CreateTemp(e.scratch, "write-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 }

@@ -35,10 +35,12 @@ type runner struct {
 	// generated maps names the server generated to placeholders, so that
 	// later steps (a webhook's review) show them alike.
 	generated map[string]string
+	// saved holds the values steps saved, by name.
+	saved map[string]string
 }
 
 func newRunner(t *testing.T, e *env, tg *target) *runner {
-	return &runner{t: t, e: e, tg: tg, clients: map[string]*http.Client{}, generated: map[string]string{}}
+	return &runner{t: t, e: e, tg: tg, clients: map[string]*http.Client{}, generated: map[string]string{}, saved: map[string]string{}}
 }
 
 // namespace is the namespace a case's steps call $ns.
@@ -65,7 +67,7 @@ func (r *runner) run(name string, steps []Step) Result {
 	ns := namespace(name)
 	res := Result{}
 	for _, st := range steps {
-		st = expand(st, ns)
+		st = expand(st, ns, r.saved)
 		out := r.step(st)
 		if st.Ignore {
 			continue
@@ -94,9 +96,9 @@ func (r *runner) step(st Step) any {
 	case st.Authz != "":
 		return map[string]any{"authz": st.Authz, "received": r.e.authz.take(st.Authz)}
 	case st.Metrics != nil:
-		return r.metrics(st.Metrics)
+		return r.metrics(st.Metrics, st.UntilSeries)
 	case st.Write != "":
-		r.e.writeFile(r.t, st.Write, st.Content)
+		r.e.writeFileAtomic(r.t, st.Write, st.Content)
 		return nil
 	default:
 		if err := os.Remove(filepath.Join(r.e.dir, st.Remove)); err != nil {
@@ -176,6 +178,7 @@ func (r *runner) request(st Step) any {
 	if w := resp.Header.Values("Warning"); len(w) > 0 {
 		out["warnings"] = w
 	}
+	r.save(st.Save, data)
 	out["body"] = decodeBody(data, st.Keep)
 	if st.Audit {
 		out["audit"] = r.audit(resp.Header.Get("Audit-Id"))
@@ -307,8 +310,25 @@ func withoutKubeEnv() []string {
 	return env
 }
 
-// metrics records the exposition lines of the named metrics, sorted.
-func (r *runner) metrics(names []string) any {
+// metrics records the exposition lines of the named metrics, sorted; with
+// until set, once a line contains it (or untilTimeout has passed).
+func (r *runner) metrics(names []string, until string) any {
+	deadline := time.Now().Add(untilTimeout)
+	for {
+		lines := r.series(names)
+		if until == "" || time.Now().After(deadline) {
+			return map[string]any{"metrics": names, "series": lines}
+		}
+		for _, l := range lines {
+			if strings.Contains(l, until) {
+				return map[string]any{"metrics": names, "series": lines}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (r *runner) series(names []string) []string {
 	_, data, err := r.do("admin", http.MethodGet, "/metrics", "", nil, map[string]string{"Accept": "text/plain"})
 	if err != nil {
 		r.t.Fatal(err)
@@ -326,17 +346,49 @@ func (r *runner) metrics(names []string) any {
 		if i := strings.IndexAny(l, "{ "); i >= 0 {
 			name = l[:i]
 		}
-		if want[name] {
-			lines = append(lines, l)
+		if !want[name] {
+			continue
 		}
+		// A timestamp is when the run happened.
+		if strings.HasSuffix(name, "_timestamp_seconds") {
+			if i := strings.LastIndexByte(l, ' '); i >= 0 {
+				l = l[:i] + " <time>"
+			}
+		}
+		lines = append(lines, l)
 	}
 	sort.Strings(lines)
-	return map[string]any{"metrics": names, "series": lines}
+	return lines
 }
 
-// expand replaces $ns in every string of a step.
-func expand(st Step, ns string) Step {
-	rep := strings.NewReplacer("$ns", ns)
+// save remembers the values at the dotted paths of a JSON answer.
+func (r *runner) save(paths map[string]string, data []byte) {
+	if len(paths) == 0 {
+		return
+	}
+	var v any
+	_ = json.Unmarshal(data, &v)
+	for name, path := range paths {
+		cur := v
+		for _, p := range strings.Split(path, ".") {
+			m, _ := cur.(map[string]any)
+			cur = m[p]
+		}
+		if s, ok := cur.(string); ok {
+			r.saved[name] = s
+		} else {
+			r.saved[name] = fmt.Sprint(cur)
+		}
+	}
+}
+
+// expand replaces $ns and the saved $(name)s in every string of a step.
+func expand(st Step, ns string, saved map[string]string) Step {
+	pairs := []string{"$ns", ns}
+	for k, v := range saved {
+		pairs = append(pairs, "$("+k+")", v)
+	}
+	rep := strings.NewReplacer(pairs...)
 	st.Path = rep.Replace(st.Path)
 	st.RawBody = rep.Replace(st.RawBody)
 	st.Stdin = rep.Replace(st.Stdin)
