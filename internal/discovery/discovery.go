@@ -251,7 +251,9 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request) bool {
 			h.writeAggregated(w, r, d.aggCore, d.etagCore)
 			return true
 		}
-		h.out.Object(w, r, http.StatusOK, &metav1.APIVersions{Versions: []string{"v1"},
+		// kube-apiserver encodes /api with no group version: the answer
+		// has a kind and no apiVersion.
+		h.out.Object(w, r, http.StatusOK, &metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
 			ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}}})
 		return true
 	case len(parts) == 1 && parts[0] == "apis":

@@ -6,6 +6,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/authentication/user"
 
@@ -15,15 +16,16 @@ import (
 
 // SelfSubject answers a SelfSubjectReview with the requesting user.
 func SelfSubject(ctx context.Context, obj runtime.Object, _ bool) (runtime.Object, error) {
-	review, ok := obj.(*authenticationv1.SelfSubjectReview)
-	if !ok {
+	if _, ok := obj.(*authenticationv1.SelfSubjectReview); !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a SelfSubjectReview: %T", obj))
 	}
 	st := request.StateFrom(ctx)
 	if st == nil || st.User == nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("no user in request context"))
 	}
-	out := &authenticationv1.SelfSubjectReview{ObjectMeta: review.ObjectMeta}
+	// kube-apiserver answers with a fresh object: the request's metadata
+	// is dropped and only the creation time is set.
+	out := &authenticationv1.SelfSubjectReview{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.Now()}}
 	out.Status.UserInfo = UserInfo(st.User)
 	return out, nil
 }

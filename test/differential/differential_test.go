@@ -79,6 +79,11 @@ func runSuite(t *testing.T, s *Suite, start func(*testing.T, *env) (*target, err
 		if err != nil && !errors.Is(err, errStartFailed) {
 			t.Fatal(err)
 		}
+		if err != nil {
+			// Why it refused (go test -v shows it), to check that a
+			// suite fails for the reason it means.
+			t.Logf("%s refused to start:\n%s", filepath.Base(tg.log), tail(tg.log))
+		}
 		return &Golden{StartFails: err != nil}
 	}
 	if err != nil {

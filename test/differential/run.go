@@ -82,7 +82,8 @@ func (r *runner) run(name string, steps []Step) Result {
 
 // pairs turn run-specific strings into placeholders (old, new, ...).
 func (r *runner) pairs() []string {
-	return append(r.e.placeholders(), r.tg.url, "<server>")
+	// The URL first, then its host:port alone (discovery's serverAddress).
+	return append(r.e.placeholders(), r.tg.url, "<server>", strings.TrimPrefix(r.tg.url, "https://"), "<server-address>")
 }
 
 func (r *runner) step(st Step) any {

@@ -40,8 +40,9 @@ type Options struct {
 	// background, so that keys the issuer withdrew stop being trusted.
 	// Default 10m.
 	KeyRefreshInterval time.Duration
-	// Leeway is the clock skew allowed for nbf and iat. exp has none, as
-	// in kube-apiserver. Default 5m (go-oidc's, used by kube-apiserver).
+	// Leeway is the clock skew allowed for nbf. exp has none, as in
+	// kube-apiserver. Default 1m (the go-oidc v2 verifier's, which
+	// kube-apiserver uses).
 	Leeway time.Duration
 	// MaxTokenSize rejects longer tokens before any parsing. Default 64 KiB.
 	MaxTokenSize int
@@ -69,7 +70,7 @@ func (o Options) withDefaults() Options {
 		o.KeyRefreshInterval = 10 * time.Minute
 	}
 	if o.Leeway <= 0 {
-		o.Leeway = 5 * time.Minute
+		o.Leeway = time.Minute
 	}
 	if o.MaxTokenSize <= 0 {
 		o.MaxTokenSize = DefaultMaxTokenSize
@@ -348,7 +349,7 @@ func (a *Authenticator) verifySignature(ctx context.Context, token string) ([]by
 	return nil, fmt.Errorf("%w: no key of the issuer verifies the token", ErrSignature)
 }
 
-// checkStandardClaims checks iss, aud, exp, nbf and iat.
+// checkStandardClaims checks iss, aud, exp and nbf.
 func (a *Authenticator) checkStandardClaims(c claims) error {
 	iss, err := c.stringClaim("iss")
 	if err != nil || normalizeIssuer(iss) != a.c.issuer {

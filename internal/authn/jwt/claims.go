@@ -109,8 +109,10 @@ func (c claims) numericDate(name string) (time.Time, bool, error) {
 	return time.Unix(int64(sec), int64(frac*1e9)), true, nil
 }
 
-// checkTimes applies exp (required, no leeway, as kube-apiserver), nbf
-// and iat (both with leeway for clock skew).
+// checkTimes applies exp (required, no leeway) and nbf (with leeway for
+// clock skew) as kube-apiserver's go-oidc verifier does: a token is expired
+// once exp is before now, and iat is not checked at all (a token issued
+// "in the future" is accepted).
 func (c claims) checkTimes(now time.Time, leeway time.Duration) error {
 	exp, ok, err := c.numericDate("exp")
 	if err != nil {
@@ -119,7 +121,7 @@ func (c claims) checkTimes(now time.Time, leeway time.Duration) error {
 	if !ok {
 		return fmt.Errorf("%w: no exp claim", ErrExpired)
 	}
-	if !now.Before(exp) {
+	if exp.Before(now) {
 		return fmt.Errorf("%w: expired at %s", ErrExpired, exp.UTC().Format(time.RFC3339))
 	}
 	nbf, ok, err := c.numericDate("nbf")
@@ -128,13 +130,6 @@ func (c claims) checkTimes(now time.Time, leeway time.Duration) error {
 	}
 	if ok && nbf.After(now.Add(leeway)) {
 		return fmt.Errorf("%w: not before %s", ErrNotYetValid, nbf.UTC().Format(time.RFC3339))
-	}
-	iat, ok, err := c.numericDate("iat")
-	if err != nil {
-		return err
-	}
-	if ok && iat.After(now.Add(leeway)) {
-		return fmt.Errorf("%w: issued at %s", ErrIssuedInFuture, iat.UTC().Format(time.RFC3339))
 	}
 	return nil
 }

@@ -25,7 +25,8 @@
 // Size (before any parsing); compact JWS shape; an allowed asymmetric
 // algorithm (RS, PS and ES families: "none" and HMAC are refused); the
 // signature; iss; aud (any configured audience); exp (required, no
-// leeway), nbf and iat (with leeway); distributed groups claim;
+// leeway), nbf (one minute of leeway; iat is not checked, as in
+// kube-apiserver); distributed groups claim;
 // claimValidationRules (claim/requiredValue, then expressions); the
 // mappings (username, groups, uid, extra, with kube-apiserver's rules:
 // "", [] and null mean absent, empty strings are dropped from lists, an

@@ -27,8 +27,6 @@ var (
 	ErrExpired = errors.New("jwt: token is expired")
 	// ErrNotYetValid: nbf is in the future (beyond the leeway).
 	ErrNotYetValid = errors.New("jwt: token is not valid yet")
-	// ErrIssuedInFuture: iat is in the future (beyond the leeway).
-	ErrIssuedInFuture = errors.New("jwt: token issued in the future")
 	// ErrClaimValidation: a claimValidationRule rejected the claims.
 	ErrClaimValidation = errors.New("jwt: claim validation failed")
 	// ErrClaimMapping: a claim mapping could not produce the user

@@ -113,11 +113,8 @@ func (a *Authenticator) username(ctx context.Context, c claims, cv ref.Val) (str
 			}
 		}
 	}
-	// kube-apiserver accepts an empty claim here; an empty user name is
-	// never meaningful, so it is refused.
-	if name == "" {
-		return "", fmt.Errorf("%w: username claim %q is empty", ErrClaimMapping, m.claim)
-	}
+	// An empty claim is accepted, as kube-apiserver accepts it: the user
+	// is then named by the prefix alone (or has an empty name).
 	return m.prefix + name, nil
 }
 
