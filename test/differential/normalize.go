@@ -3,6 +3,7 @@ package differential
 import (
 	"encoding/json"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -73,6 +74,9 @@ func walk(v any, key string, rep *strings.Replacer) any {
 		for i := range x {
 			x[i] = walk(x[i], key, rep)
 		}
+		if key == "managedFields" {
+			sortManagedFields(x)
+		}
 		return x
 	case map[string]any:
 		for k, e := range x {
@@ -106,4 +110,21 @@ func kubectlText(s string) string {
 		lines[i] = ageRE.ReplaceAllString(lines[i], "${1}<age>${3}")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// sortManagedFields orders managedFields entries without their times: the
+// servers sort entries by operation, then by the second of their time,
+// then by manager, so two managers writing within a run land in an order
+// that depends on the clock.
+func sortManagedFields(entries []any) {
+	key := func(e any) string {
+		m, _ := e.(map[string]any)
+		var k []string
+		for _, f := range []string{"operation", "manager", "apiVersion", "subresource"} {
+			s, _ := m[f].(string)
+			k = append(k, s)
+		}
+		return strings.Join(k, "\x00")
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
 }
