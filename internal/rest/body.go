@@ -204,13 +204,23 @@ func parseWriteOptions(r *http.Request, apply bool) (writeOptions, runtime.Objec
 	case http.MethodPut:
 		opts = &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, DryRun: dry, FieldManager: sent, FieldValidation: o.FieldValidation}
 	default:
-		po := &metav1.PatchOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PatchOptions"}, DryRun: dry, FieldManager: sent, FieldValidation: o.FieldValidation}
-		if apply {
-			po.Force = &o.Force
-		}
-		opts = po
+		// kube-apiserver's admission sees a patch as the update it is
+		// (patchToUpdateOptions); createOptions turns it into a create.
+		opts = &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, DryRun: dry, FieldManager: sent, FieldValidation: o.FieldValidation}
 	}
 	return o, opts, nil
+}
+
+// createOptions is the CreateOptions admission sees when an update or a
+// patch creates the object (kube-apiserver's updateToCreateOptions and
+// patchToCreateOptions).
+func createOptions(options runtime.Object) runtime.Object {
+	uo, ok := options.(*metav1.UpdateOptions)
+	if !ok {
+		return options
+	}
+	return &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"},
+		DryRun: uo.DryRun, FieldManager: uo.FieldManager, FieldValidation: uo.FieldValidation}
 }
 
 // managerFromUserAgent is kube-apiserver's default field manager: the user
