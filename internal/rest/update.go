@@ -94,7 +94,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 			if err != nil {
 				return nil, false, err
 			}
-			out, err := h.createObject(ctx, res, obj, obj, opts, options)
+			out, err := h.createObject(ctx, res, obj, obj, opts, createOptions(options))
 			return out, err == nil, err
 		}
 		if err != nil {
