@@ -144,7 +144,7 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 			if err != nil {
 				return nil, err
 			}
-			return staticFirstMutator{static: func() admission.Mutator { return st.get().Mutating }, api: m}, nil
+			return webhook.MutatingStaticFirst(func() *webhook.Mutating { return st.get().Mutating }, m), nil
 		}},
 		{Name: policy.PluginName, DefaultEnabled: true, New: func(raw []byte) (any, error) {
 			cfg, err := parsePluginConfig(raw, "ValidatingAdmissionPolicyConfiguration", d.ManifestsGate)
@@ -187,7 +187,7 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 			if err != nil {
 				return nil, err
 			}
-			return staticFirstValidator{static: func() admission.Validator { return st.get().Validating }, api: v}, nil
+			return webhook.ValidatingStaticFirst(func() *webhook.Validating { return st.get().Validating }, v), nil
 		}},
 	}
 }

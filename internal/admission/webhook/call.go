@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"sigs.k8s.io/yaml"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/request"
@@ -104,6 +107,9 @@ func (p *plugin) call(ctx context.Context, h *hook, a *admission.Attributes, mut
 		}
 		return nil, &callError{webhook: h.name, reason: fmt.Errorf("failed to call webhook: %w", err), status: st}
 	}
+	if err := versionKind(data); err != nil {
+		return nil, &callError{webhook: h.name, reason: fmt.Errorf("failed to call webhook: %w", err), status: apierrors.NewServiceUnavailable("error calling webhook")}
+	}
 	resp, err := decodeResponse(data, version, uid, mutating)
 	if err != nil {
 		return nil, &callError{webhook: h.name, reason: fmt.Errorf("received invalid webhook response: %w", err), status: apierrors.NewServiceUnavailable("error validating webhook response")}
@@ -163,4 +169,27 @@ func (p *plugin) outcome(ctx context.Context, h *hook, a *admission.Attributes, 
 		p.metrics.observe(h.name, typ, op, elapsed, true, 0)
 		return err
 	}
+}
+
+// versionKind is the first step of client-go's decoding of an answer
+// (its REST client's Into with the universal deserializer, before
+// kube-apiserver verifies the response): a body starting with '{' is JSON,
+// anything else is read as YAML; either must be an object whose apiVersion
+// and kind can be read, or the call itself failed in these words.
+func versionKind(body []byte) error {
+	data := body
+	if !bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("{")) {
+		var err error
+		if data, err = yaml.YAMLToJSON(body); err != nil {
+			return err
+		}
+	}
+	findKind := struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}{}
+	if err := json.Unmarshal(data, &findKind); err != nil {
+		return fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
+	}
+	return nil
 }

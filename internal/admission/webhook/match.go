@@ -60,55 +60,96 @@ func (p *plugin) exempt(a *admission.Attributes) bool {
 type invocation struct {
 	*hook
 	attrs *admission.Attributes
+	// p is the plugin whose configuration holds the webhook: the static
+	// or the API one, when both are dispatched together (StaticFirst).
+	p *plugin
+	// at is the webhook's position in the dispatch, which audit
+	// annotations name: among all webhooks for mutating, among the called
+	// ones for validating.
+	at int
 }
 
 // candidates returns the webhooks that apply to the request, in order, or
 // the error that fails the request (a selector, conversion or match
-// condition error).
+// condition error). Validating webhooks are all decided before any is
+// called, as kube-apiserver decides them.
 func (p *plugin) candidates(ctx context.Context, a *admission.Attributes, typ string) ([]invocation, error) {
-	snap := p.reg.current()
-	if snap.index.Len() == 0 || p.exempt(a) {
-		return nil, nil
-	}
-	req := matching.NewRequest(ctx, a, p.opts.Namespaces)
-	found := snap.index.Lookup(nil, req)
+	m := p.matcher(ctx, a, typ)
 	var out []invocation
-	var versioned map[matching.Match]*admission.Attributes
-	for _, h := range found {
-		m, ok, err := h.match.MatchAs(req)
+	for _, h := range m.found {
+		inv, ok, err := m.decide(h)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
+		if ok {
+			out = append(out, inv)
 		}
-		va := a
-		if m != matching.Own(a) {
-			// Converted once per version, as kube-apiserver's versioned
-			// attributes are.
-			if va = versioned[m]; va == nil {
-				if va, err = a.As(ctx, m.Resource, m.Kind); err != nil {
-					return nil, apierrors.NewInternalError(err)
-				}
-				if versioned == nil {
-					versioned = map[matching.Match]*admission.Attributes{}
-				}
-				versioned[m] = va
-			}
-		}
-		if len(h.conditions) > 0 {
-			ok, err := p.conditionsHold(ctx, h, va, typ)
-			if err != nil {
-				return nil, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
-			}
-			if !ok {
-				p.metrics.conditionExclusions.WithLabelValues(h.name, "webhook", typ, string(a.Operation)).Inc()
-				continue
-			}
-		}
-		out = append(out, invocation{hook: h, attrs: va})
 	}
 	return out, nil
+}
+
+// matcher decides, one webhook at a time, whether the webhooks whose rules
+// may match a request apply to it. Mutating webhooks are decided just
+// before each is called, so that selectors and match conditions see what
+// the webhooks before changed, as in kube-apiserver.
+type matcher struct {
+	p     *plugin
+	ctx   context.Context
+	a     *admission.Attributes
+	typ   string
+	req   *matching.Request
+	found []*hook
+	// versioned holds the request converted once per version, as
+	// kube-apiserver's versioned attributes are; reset when the object
+	// changes.
+	versioned map[matching.Match]*admission.Attributes
+}
+
+func (p *plugin) matcher(ctx context.Context, a *admission.Attributes, typ string) *matcher {
+	m := &matcher{p: p, ctx: ctx, a: a, typ: typ}
+	snap := p.reg.current()
+	if snap.index.Len() == 0 || p.exempt(a) {
+		return m
+	}
+	m.req = matching.NewRequest(ctx, a, p.opts.Namespaces)
+	m.found = snap.index.Lookup(nil, m.req)
+	return m
+}
+
+// changed forgets the conversions of an object a webhook has changed.
+func (m *matcher) changed() { m.versioned = nil }
+
+// decide reports whether h applies to the request as it is now, with the
+// attributes h is called with.
+func (m *matcher) decide(h *hook) (invocation, bool, error) {
+	a := m.a
+	match, ok, err := h.match.MatchAs(m.req)
+	if err != nil || !ok {
+		return invocation{}, false, err
+	}
+	va := a
+	if match != matching.Own(a) {
+		if va = m.versioned[match]; va == nil {
+			if va, err = a.As(m.ctx, match.Resource, match.Kind); err != nil {
+				return invocation{}, false, apierrors.NewInternalError(err)
+			}
+			if m.versioned == nil {
+				m.versioned = map[matching.Match]*admission.Attributes{}
+			}
+			m.versioned[match] = va
+		}
+	}
+	if len(h.conditions) > 0 {
+		ok, err := m.p.conditionsHold(m.ctx, h, va, m.typ)
+		if err != nil {
+			return invocation{}, false, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
+		}
+		if !ok {
+			m.p.metrics.conditionExclusions.WithLabelValues(h.name, "webhook", m.typ, string(a.Operation)).Inc()
+			return invocation{}, false, nil
+		}
+	}
+	return invocation{hook: h, attrs: va}, true, nil
 }
 
 // conditionsHold evaluates the match conditions: one false skips the

@@ -73,17 +73,46 @@ func (s *reinvokeState) requireReinvocation() {
 // admission.Reinvocation in ctx it takes part in the chain's reinvocation
 // round (see the package documentation).
 func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
-	p := m.p
-	hooks, err := p.candidates(ctx, a, "admit")
+	hooks, err := m.p.candidates(ctx, a, "admit")
 	if err != nil {
 		return err
 	}
+	return admit(ctx, a, hooks, m)
+}
+
+// MutatingStaticFirst dispatches the static webhooks (static returns the
+// set in force) and the API ones as kube-apiserver's one dispatcher over
+// both does: static ones first, positions counted over both (the
+// round_R_index_I of audit annotations), one reinvocation state.
+func MutatingStaticFirst(static func() *Mutating, api *Mutating) admission.Mutator {
+	key := new(int) // identifies the pair's reinvocation state
+	return admission.MutatorFunc(func(ctx context.Context, a *admission.Attributes) error {
+		s := static()
+		hooks, err := s.p.candidates(ctx, a, "admit")
+		if err != nil {
+			return err
+		}
+		more, err := api.p.candidates(ctx, a, "admit")
+		if err != nil {
+			return err
+		}
+		n := s.p.reg.current().index.Len()
+		for i := range more {
+			more[i].at += n
+		}
+		return admit(ctx, a, append(hooks, more...), key)
+	})
+}
+
+// admit calls hooks in order; key identifies the dispatcher's state in
+// the chain's reinvocation context.
+func admit(ctx context.Context, a *admission.Attributes, hooks []invocation, key any) error {
 	rc := admission.ReinvocationFrom(ctx)
-	st, _ := rc.Value(m).(*reinvokeState)
+	st, _ := rc.Value(key).(*reinvokeState)
 	if st == nil {
 		st = &reinvokeState{invoked: map[string]bool{}, reinvoke: map[string]bool{}}
 		if rc != nil {
-			rc.SetValue(m, st)
+			rc.SetValue(key, st)
 		}
 	}
 	round := 0
@@ -101,12 +130,12 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 		}
 	}()
 	for j, h := range hooks {
-		i := h.pos
+		i := h.at
 		if round == 1 && !st.reinvoke[h.id] {
 			continue
 		}
 		start := time.Now()
-		changed, err := m.callOne(ctx, h, a, round, i)
+		changed, err := h.p.callOne(ctx, h, a, round, i)
 		if changed {
 			st.requireReinvocation()
 			rc.SetShouldReinvoke()
@@ -118,7 +147,7 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 			st.invoked[h.id] = true
 		}
 		callErr := err
-		if err := p.outcome(ctx, h.hook, a, "admit", callErr, start, fmt.Sprintf("%sround_%d_index_%d", MutatingFailedOpenPrefix, round, i)); err != nil {
+		if err := h.p.outcome(ctx, h.hook, a, "admit", callErr, start, fmt.Sprintf("%sround_%d_index_%d", MutatingFailedOpenPrefix, round, i)); err != nil {
 			return err
 		}
 		if callErr != nil && ctx.Err() != nil {
@@ -158,7 +187,7 @@ func annotate(ctx context.Context, key string, v any) {
 // callOne calls one webhook with the request as it matched it and applies
 // its patch there; a.Object becomes the result, converted back to the
 // request's version. It reports whether the object changed.
-func (m *Mutating) callOne(ctx context.Context, inv invocation, a *admission.Attributes, round, idx int) (changed bool, err error) {
+func (p *plugin) callOne(ctx context.Context, inv invocation, a *admission.Attributes, round, idx int) (changed bool, err error) {
 	h, va := inv.hook, inv.attrs
 	defer func() {
 		annotate(ctx, fmt.Sprintf("%sround_%d_index_%d", MutationAnnotationPrefix, round, idx),
@@ -167,7 +196,7 @@ func (m *Mutating) callOne(ctx context.Context, inv invocation, a *admission.Att
 	if err := checkDryRun(h, a); err != nil {
 		return false, err
 	}
-	resp, err := m.p.call(ctx, h, va, true)
+	resp, err := p.call(ctx, h, va, true)
 	if err != nil {
 		return false, err
 	}
@@ -191,7 +220,7 @@ func (m *Mutating) callOne(ctx context.Context, inv invocation, a *admission.Att
 		}
 		return false, &callError{webhook: h.name, reason: fmt.Errorf("unsupported patch type %q", pt), status: denied(h.name, resp.Result)}
 	}
-	newObj, err := m.applyPatch(patch, va.Object, va.Kind)
+	newObj, err := p.applyPatch(patch, va.Object, va.Kind)
 	if err != nil {
 		return false, apierrors.NewInternalError(err)
 	}
@@ -233,7 +262,7 @@ func reconvert(ctx context.Context, invs []invocation, a *admission.Attributes) 
 
 // applyPatch applies patch to obj's JSON and decodes the result into a
 // new object of obj's type, defaulted as a decoded request body would be.
-func (m *Mutating) applyPatch(patch jsonpatch.Patch, obj runtime.Object, gvk schema.GroupVersionKind) (runtime.Object, error) {
+func (p *plugin) applyPatch(patch jsonpatch.Patch, obj runtime.Object, gvk schema.GroupVersionKind) (runtime.Object, error) {
 	doc, err := encodeObject(obj, gvk)
 	if err != nil {
 		return nil, err
@@ -245,14 +274,14 @@ func (m *Mutating) applyPatch(patch jsonpatch.Patch, obj runtime.Object, gvk sch
 	if len(patched) > webhookclient.MaxResponseBytes {
 		return nil, fmt.Errorf("patched object is larger than %d bytes", webhookclient.MaxResponseBytes)
 	}
-	out, err := newObjectLike(obj, m.p.opts.Scheme, gvk)
+	out, err := newObjectLike(obj, p.opts.Scheme, gvk)
 	if err != nil {
 		return nil, err
 	}
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(patched, out); err != nil {
 		return nil, err
 	}
-	if s := m.p.opts.Scheme; s != nil {
+	if s := p.opts.Scheme; s != nil {
 		s.Default(out)
 	}
 	if _, unstr := out.(*unstructured.Unstructured); !unstr && obj.GetObjectKind().GroupVersionKind().Empty() {

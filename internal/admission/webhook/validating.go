@@ -43,10 +43,35 @@ func (v *Validating) Delete(cfg *admissionregistrationv1.ValidatingWebhookConfig
 // Validate calls every matching webhook in parallel; the first failure in
 // webhook order fails the request.
 func (v *Validating) Validate(ctx context.Context, a *admission.Attributes) error {
-	p := v.p
-	hooks, err := p.candidates(ctx, a, "validating")
-	if err != nil || len(hooks) == 0 {
+	hooks, err := v.p.candidates(ctx, a, "validating")
+	if err != nil {
 		return err
+	}
+	return validate(ctx, a, hooks)
+}
+
+// ValidatingStaticFirst dispatches the static webhooks (static returns
+// the set in force) and the API ones as kube-apiserver's one dispatcher
+// over both does: all called in parallel, static ones first in order, so
+// a static failure is the one reported while every API webhook is still
+// called.
+func ValidatingStaticFirst(static func() *Validating, api *Validating) admission.Validator {
+	return admission.ValidatorFunc(func(ctx context.Context, a *admission.Attributes) error {
+		hooks, err := static().p.candidates(ctx, a, "validating")
+		if err != nil {
+			return err
+		}
+		more, err := api.p.candidates(ctx, a, "validating")
+		if err != nil {
+			return err
+		}
+		return validate(ctx, a, append(hooks, more...))
+	})
+}
+
+func validate(ctx context.Context, a *admission.Attributes, hooks []invocation) error {
+	if len(hooks) == 0 {
+		return nil
 	}
 	if ctx.Err() != nil {
 		return apierrors.NewTimeoutError("request did not complete within requested timeout", 0)
@@ -68,9 +93,9 @@ func (v *Validating) Validate(ctx context.Context, a *admission.Attributes) erro
 			start := time.Now()
 			err := checkDryRun(h.hook, a)
 			if err == nil {
-				_, err = p.call(ctx, h.hook, h.attrs, false)
+				_, err = h.p.call(ctx, h.hook, h.attrs, false)
 			}
-			errs[i] = p.outcome(ctx, h.hook, a, "validating", err, start, fmt.Sprintf("%sround_0_index_%d", ValidatingFailedOpenPrefix, i))
+			errs[i] = h.p.outcome(ctx, h.hook, a, "validating", err, start, fmt.Sprintf("%sround_0_index_%d", ValidatingFailedOpenPrefix, i))
 		}()
 	}
 	wg.Wait()

@@ -73,7 +73,7 @@ func TestValidatingResponses(t *testing.T) {
 		{name: "deny without explanation", hook: vhook("deny.example.com", denyBare), want: `admission webhook "deny.example.com" denied the request without explanation`, code: 400},
 		{name: "uid mismatch", hook: vhook("uid.example.com", badUID), want: `Internal error occurred: failed calling webhook "uid.example.com": received invalid webhook response: expected response.uid=`, code: 500},
 		{name: "validating patch", hook: vhook("p.example.com", patching), want: `received invalid webhook response: validating webhook may not return response.patch`, code: 500},
-		{name: "garbage", hook: vhook("g.example.com", garbage), want: `failed calling webhook "g.example.com": received invalid webhook response: `, code: 500},
+		{name: "garbage", hook: vhook("g.example.com", garbage), want: `failed calling webhook "g.example.com": failed to call webhook: couldn't get version/kind; json parse error: invalid character 'n' looking for beginning of object key string`, code: 500},
 		{name: "wrong version", hook: vhook("v.example.com", wrongVersion), want: `expected response.uid=`, code: 500},
 		{name: "server error", hook: vhook("e.example.com", serverErr), want: `failed calling webhook "e.example.com": failed to call webhook: an error on the server ("boom") has prevented the request from succeeding`, code: 500},
 		{name: "timeout", hook: vhook("slow.example.com", slow, oneSecond), want: `failed calling webhook "slow.example.com": failed to call webhook: Post "` + slow.URL + `/hook?timeout=1s": context deadline exceeded`, code: 500},
