@@ -45,7 +45,7 @@ type Watcher struct {
 
 	current atomic.Pointer[Set]
 	mu      sync.Mutex // serializes checks and onChange calls
-	tried   string     // hash last attempted, valid or not
+	tried   string     // hash of the content last loaded whole
 }
 
 // NewWatcher loads dir once; an error here must stop start-up. onChange is
@@ -148,10 +148,12 @@ func (w *Watcher) Run(ctx context.Context) {
 	}
 }
 
-// Check reloads the directory if its content hash changed since the last
-// attempt and reports whether a new Set was put in force. Content already
-// tried, valid or not, is not tried again, so a broken file is logged and
-// counted once rather than at every poll.
+// Check reloads the directory if its content hash changed since it was
+// last read whole and reports whether a new Set was put in force. As in
+// kube-apiserver, a directory that does not load is not remembered: it is
+// tried, logged and counted as a failure at every check (each file event
+// and poll) until it is fixed; content that loaded but could not be put in
+// force is not tried again.
 func (w *Watcher) Check() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -166,7 +168,6 @@ func (w *Watcher) Check() bool {
 	}
 	set, err := Load(w.dir, w.plugin, w.validate)
 	if err != nil {
-		w.tried = hash
 		w.metrics.Failure()
 		w.log.Error("static admission manifests not reloaded; the previous configuration stays in force", "err", err)
 		return false
