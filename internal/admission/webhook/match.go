@@ -99,6 +99,9 @@ type matcher struct {
 	typ   string
 	req   *matching.Request
 	found []*hook
+	// offset is added to the webhooks' positions when another plugin's
+	// webhooks are dispatched before these (MutatingStaticFirst).
+	offset int
 	// versioned holds the request converted once per version, as
 	// kube-apiserver's versioned attributes are; reset when the object
 	// changes.
@@ -149,7 +152,7 @@ func (m *matcher) decide(h *hook) (invocation, bool, error) {
 			return invocation{}, false, nil
 		}
 	}
-	return invocation{hook: h, attrs: va}, true, nil
+	return invocation{hook: h, attrs: va, p: m.p, at: h.pos + m.offset}, true, nil
 }
 
 // conditionsHold evaluates the match conditions: one false skips the

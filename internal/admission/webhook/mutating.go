@@ -73,11 +73,7 @@ func (s *reinvokeState) requireReinvocation() {
 // admission.Reinvocation in ctx it takes part in the chain's reinvocation
 // round (see the package documentation).
 func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
-	hooks, err := m.p.candidates(ctx, a, "admit")
-	if err != nil {
-		return err
-	}
-	return admit(ctx, a, hooks, m)
+	return admit(ctx, a, []*matcher{m.p.matcher(ctx, a, "admit")}, m)
 }
 
 // MutatingStaticFirst dispatches the static webhooks (static returns the
@@ -88,25 +84,18 @@ func MutatingStaticFirst(static func() *Mutating, api *Mutating) admission.Mutat
 	key := new(int) // identifies the pair's reinvocation state
 	return admission.MutatorFunc(func(ctx context.Context, a *admission.Attributes) error {
 		s := static()
-		hooks, err := s.p.candidates(ctx, a, "admit")
-		if err != nil {
-			return err
-		}
-		more, err := api.p.candidates(ctx, a, "admit")
-		if err != nil {
-			return err
-		}
-		n := s.p.reg.current().index.Len()
-		for i := range more {
-			more[i].at += n
-		}
-		return admit(ctx, a, append(hooks, more...), key)
+		first := s.p.matcher(ctx, a, "admit")
+		then := api.p.matcher(ctx, a, "admit")
+		then.offset = s.p.reg.current().index.Len()
+		return admit(ctx, a, []*matcher{first, then}, key)
 	})
 }
 
-// admit calls hooks in order; key identifies the dispatcher's state in
-// the chain's reinvocation context.
-func admit(ctx context.Context, a *admission.Attributes, hooks []invocation, key any) error {
+// admit calls the webhooks of sources in order, each decided just before
+// it is called, on the object as the webhooks before it left it (as
+// kube-apiserver's mutating dispatcher does); key identifies the
+// dispatcher's state in the chain's reinvocation context.
+func admit(ctx context.Context, a *admission.Attributes, sources []*matcher, key any) error {
 	rc := admission.ReinvocationFrom(ctx)
 	st, _ := rc.Value(key).(*reinvokeState)
 	if st == nil {
@@ -129,32 +118,53 @@ func admit(ctx context.Context, a *admission.Attributes, hooks []invocation, key
 			st.lastOutput = a.Object.DeepCopyObject()
 		}
 	}()
-	for j, h := range hooks {
-		i := h.at
-		if round == 1 && !st.reinvoke[h.id] {
-			continue
+	for _, src := range sources {
+		for _, candidate := range src.found {
+			h, ok, err := src.decide(candidate)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if err := admitOne(ctx, a, h, round, st, rc, sources); err != nil {
+				return err
+			}
 		}
-		start := time.Now()
-		changed, err := h.p.callOne(ctx, h, a, round, i)
-		if changed {
-			st.requireReinvocation()
-			rc.SetShouldReinvoke()
-			// The next webhooks see the object as this one left it,
-			// each in the version it matched.
-			reconvert(ctx, hooks[j+1:], a)
+	}
+	return nil
+}
+
+// admitOne calls one webhook of admit's round.
+func admitOne(ctx context.Context, a *admission.Attributes, h invocation, round int, st *reinvokeState, rc *admission.Reinvocation, sources []*matcher) error {
+	i := h.at
+	// Decided before this check, as kube-apiserver does: a match
+	// condition error fails the reinvocation round too.
+	if round == 1 && !st.reinvoke[h.id] {
+		return nil
+	}
+	start := time.Now()
+	changed, err := h.p.callOne(ctx, h, a, round, i)
+	if changed {
+		st.requireReinvocation()
+		rc.SetShouldReinvoke()
+		// The next webhooks are decided on, and see, the object as
+		// this one left it, each in the version it matches.
+		for _, src := range sources {
+			src.changed()
 		}
-		if h.ifNeeded {
-			st.invoked[h.id] = true
-		}
-		callErr := err
-		if err := h.p.outcome(ctx, h.hook, a, "admit", callErr, start, fmt.Sprintf("%sround_%d_index_%d", MutatingFailedOpenPrefix, round, i)); err != nil {
-			return err
-		}
-		if callErr != nil && ctx.Err() != nil {
-			// Failed open because the request itself ran out of time: no
-			// point calling the rest.
-			return apierrors.NewTimeoutError("request did not complete within requested timeout", 0)
-		}
+	}
+	if h.ifNeeded {
+		st.invoked[h.id] = true
+	}
+	callErr := err
+	if err := h.p.outcome(ctx, h.hook, a, "admit", callErr, start, fmt.Sprintf("%sround_%d_index_%d", MutatingFailedOpenPrefix, round, i)); err != nil {
+		return err
+	}
+	if callErr != nil && ctx.Err() != nil {
+		// Failed open because the request itself ran out of time: no
+		// point calling the rest.
+		return apierrors.NewTimeoutError("request did not complete within requested timeout", 0)
 	}
 	return nil
 }
@@ -231,33 +241,6 @@ func (p *plugin) callOne(ctx context.Context, inv invocation, a *admission.Attri
 		return false, apierrors.NewInternalError(err)
 	}
 	return changed, nil
-}
-
-// reconvert gives the invocations not yet called the request's current
-// object in the version each matched; those that matched as the request
-// share its attributes already.
-func reconvert(ctx context.Context, invs []invocation, a *admission.Attributes) {
-	var versioned map[*admission.Attributes]*admission.Attributes
-	for i := range invs {
-		va := invs[i].attrs
-		if va == a {
-			continue
-		}
-		if fresh, ok := versioned[va]; ok {
-			invs[i].attrs = fresh
-			continue
-		}
-		fresh, err := a.As(ctx, va.Resource, va.Kind)
-		if err != nil {
-			// Converted before: keep what the webhook would have seen.
-			continue
-		}
-		if versioned == nil {
-			versioned = map[*admission.Attributes]*admission.Attributes{}
-		}
-		versioned[va] = fresh
-		invs[i].attrs = fresh
-	}
 }
 
 // applyPatch applies patch to obj's JSON and decodes the result into a
