@@ -103,6 +103,11 @@ func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time)
 		}
 	case *corev1.Pod:
 		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(o)}
+		// A negative grace period means "now", which the kubelet takes as 1 s.
+		if g := o.Spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
+			one := int64(1)
+			o.Spec.TerminationGracePeriodSeconds = &one
+		}
 	case *corev1.PersistentVolume:
 		o.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
 	case *corev1.PersistentVolumeClaim:

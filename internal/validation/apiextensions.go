@@ -3,6 +3,7 @@ package validation
 import (
 	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -48,9 +49,12 @@ func StatusUpdate(obj, old runtime.Object) field.ErrorList {
 
 // Warnings returns what kube-apiserver warns about a successful create
 // (old nil) or update of obj: unrecognized formats and list-type sets of
-// non-scalars in a CustomResourceDefinition's schemas. Other kinds have
-// none here.
+// non-scalars in a CustomResourceDefinition's schemas, and a pod's
+// suspicious settings.
 func Warnings(obj, old runtime.Object) []string {
+	if pod, ok := obj.(*corev1.Pod); ok && old == nil {
+		return podWarnings(&pod.Spec, field.NewPath("spec"))
+	}
 	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
 	if !ok {
 		return nil

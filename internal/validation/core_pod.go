@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,10 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// The pod checks here are the ones users hit: container names and images,
-// ports, env names, volume mounts, resource requests against limits and the
-// pod-level policies. Scheduling constraints, security contexts and the
-// long tail of volume sources are left to the kubelet and scheduler.
+// The pod checks: container names and images, ports, env names, volume
+// mounts, resources and the pod-level policies here; scheduling
+// constraints, probes and security contexts in core_podspec.go.
 
 var supportedPortProtocols = []string{"SCTP", "TCP", "UDP"}
 
@@ -90,7 +90,7 @@ func validatePodSpec(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 	if spec.Subdomain != "" {
 		errs = append(errs, dns1123Label(spec.Subdomain, p.Child("subdomain"))...)
 	}
-	return errs
+	return append(errs, validatePodSpecDetails(spec, p)...)
 }
 
 func validateRestartPolicy(rp corev1.RestartPolicy, p *field.Path) field.ErrorList {
@@ -148,8 +148,9 @@ func validateInitContainers(inits, containers []corev1.Container, volumes map[st
 			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
 		}
 		names[c.Name] = true
-		if c.RestartPolicy != nil && *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
-			errs = append(errs, field.NotSupported(cp.Child("restartPolicy"), *c.RestartPolicy, []string{"Always"}))
+		if rp := c.RestartPolicy; rp != nil && *rp != corev1.ContainerRestartPolicyAlways &&
+			*rp != corev1.ContainerRestartPolicyOnFailure && *rp != corev1.ContainerRestartPolicyNever {
+			errs = append(errs, field.NotSupported(cp.Child("restartPolicy"), *rp, []string{"Always", "OnFailure", "Never"}))
 		}
 	}
 	return errs
@@ -168,9 +169,9 @@ func validateContainer(c *corev1.Container, volumes map[string]bool, p *field.Pa
 	switch c.TerminationMessagePolicy {
 	case corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError:
 	case "":
-		errs = append(errs, field.Required(p.Child("terminationMessagePolicy"), "must be 'File' or 'FallbackToLogsOnError'"))
+		errs = append(errs, field.Required(p.Child("terminationMessagePolicy"), ""))
 	default:
-		errs = append(errs, field.Invalid(p.Child("terminationMessagePolicy"), c.TerminationMessagePolicy, "must be 'File' or 'FallbackToLogsOnError'"))
+		errs = append(errs, field.NotSupported(p.Child("terminationMessagePolicy"), c.TerminationMessagePolicy, []string{"File", "FallbackToLogsOnError"}))
 	}
 	errs = append(errs, validateContainerPorts(c.Ports, p.Child("ports"))...)
 	errs = append(errs, validateEnv(c.Env, p.Child("env"))...)
@@ -182,7 +183,30 @@ func validateContainer(c *corev1.Container, volumes map[string]bool, p *field.Pa
 	default:
 		errs = append(errs, field.NotSupported(p.Child("imagePullPolicy"), c.ImagePullPolicy, []string{"Always", "IfNotPresent", "Never"}))
 	}
-	return append(errs, validateResourceRequirements(&c.Resources, p.Child("resources"))...)
+	errs = append(errs, validateContainerResources(&c.Resources, p.Child("resources"))...)
+	return append(errs, validateContainerDetails(c, p)...)
+}
+
+// validateContainerResources adds to the quantity checks those of the
+// names, and that huge pages come with cpu or memory.
+func validateContainerResources(r *corev1.ResourceRequirements, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	huge, cpuOrMemory := false, false
+	for _, l := range []struct {
+		list corev1.ResourceList
+		path *field.Path
+	}{{r.Limits, p.Child("limits")}, {r.Requests, p.Child("requests")}} {
+		for _, name := range sortedResourceNames(l.list) {
+			errs = append(errs, validateContainerResourceName(name, l.path.Key(string(name)))...)
+			huge = huge || strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+			cpuOrMemory = cpuOrMemory || name == corev1.ResourceCPU || name == corev1.ResourceMemory
+		}
+	}
+	errs = append(errs, validateResourceRequirements(r, p)...)
+	if huge && !cpuOrMemory {
+		errs = append(errs, field.Forbidden(p, "HugePages require cpu or memory"))
+	}
+	return errs
 }
 
 func validateContainerPorts(ports []corev1.ContainerPort, p *field.Path) field.ErrorList {
@@ -352,6 +376,7 @@ func validateVolumes(vols []corev1.Volume, p *field.Path) (map[string]bool, fiel
 func validateVolumeSource(src *corev1.VolumeSource, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	set := setVolumeSources(src)
+	slices.SortFunc(set, func(a, b string) int { return slices.Index(volumeSourceOrder, a) - slices.Index(volumeSourceOrder, b) })
 	if len(set) == 0 {
 		return field.ErrorList{field.Required(p, "must specify a volume type")}
 	}
@@ -367,6 +392,8 @@ func validateVolumeSource(src *corev1.VolumeSource, p *field.Path) field.ErrorLi
 		errs = append(errs, field.Required(p.Child("persistentVolumeClaim", "claimName"), ""))
 	case src.HostPath != nil && src.HostPath.Path == "":
 		errs = append(errs, field.Required(p.Child("hostPath", "path"), ""))
+	case src.HostPath != nil && src.HostPath.Type != nil && !contains(hostPathTypes, string(*src.HostPath.Type)):
+		errs = append(errs, field.NotSupported(p.Child("hostPath", "type"), *src.HostPath.Type, hostPathTypes))
 	}
 	return errs
 }

@@ -166,7 +166,7 @@ func TestPodCreate(t *testing.T) {
 				{Name: "a", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
 			}
 		}, []string{
-			`spec.volumes[0].emptyDir: Forbidden: may not specify more than 1 volume type`,
+			`spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type`,
 			`spec.volumes[1].configMap.name: Required value`,
 			`spec.volumes[1].name: Duplicate value: "a"`,
 		}},
