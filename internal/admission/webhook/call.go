@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -107,7 +108,7 @@ func (p *plugin) call(ctx context.Context, h *hook, a *admission.Attributes, mut
 		}
 		return nil, &callError{webhook: h.name, reason: fmt.Errorf("failed to call webhook: %w", err), status: st}
 	}
-	if err := versionKind(data); err != nil {
+	if err := versionKind(data, version); err != nil {
 		return nil, &callError{webhook: h.name, reason: fmt.Errorf("failed to call webhook: %w", err), status: apierrors.NewServiceUnavailable("error calling webhook")}
 	}
 	resp, err := decodeResponse(data, version, uid, mutating)
@@ -176,7 +177,10 @@ func (p *plugin) outcome(ctx context.Context, h *hook, a *admission.Attributes, 
 // kube-apiserver verifies the response): a body starting with '{' is JSON,
 // anything else is read as YAML; either must be an object whose apiVersion
 // and kind can be read, or the call itself failed in these words.
-func versionKind(body []byte) error {
+//
+// An AdmissionReview of the other version than the one sent cannot be
+// converted into the one expected, which client-go reports too.
+func versionKind(body []byte, sent string) error {
 	data := body
 	if !bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("{")) {
 		var err error
@@ -190,6 +194,11 @@ func versionKind(body []byte) error {
 	}{}
 	if err := json.Unmarshal(data, &findKind); err != nil {
 		return fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
+	}
+	if findKind.Kind == "AdmissionReview" {
+		if got := strings.TrimPrefix(findKind.APIVersion, "admission.k8s.io/"); got != findKind.APIVersion && got != sent && (got == "v1" || got == "v1beta1") {
+			return fmt.Errorf("converting (%s.AdmissionReview) to (%s.AdmissionReview): unknown conversion", got, sent)
+		}
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func TestValidatingResponses(t *testing.T) {
 		{name: "uid mismatch", hook: vhook("uid.example.com", badUID), want: `Internal error occurred: failed calling webhook "uid.example.com": received invalid webhook response: expected response.uid=`, code: 500},
 		{name: "validating patch", hook: vhook("p.example.com", patching), want: `received invalid webhook response: validating webhook may not return response.patch`, code: 500},
 		{name: "garbage", hook: vhook("g.example.com", garbage), want: `failed calling webhook "g.example.com": failed to call webhook: couldn't get version/kind; json parse error: invalid character 'n' looking for beginning of object key string`, code: 500},
-		{name: "wrong version", hook: vhook("v.example.com", wrongVersion), want: `expected response.uid=`, code: 500},
+		{name: "wrong version", hook: vhook("v.example.com", wrongVersion), want: `failed to call webhook: converting (v1beta1.AdmissionReview) to (v1.AdmissionReview): unknown conversion`, code: 500},
 		{name: "server error", hook: vhook("e.example.com", serverErr), want: `failed calling webhook "e.example.com": failed to call webhook: an error on the server ("boom") has prevented the request from succeeding`, code: 500},
 		{name: "timeout", hook: vhook("slow.example.com", slow, oneSecond), want: `failed calling webhook "slow.example.com": failed to call webhook: Post "` + slow.URL + `/hook?timeout=1s": context deadline exceeded`, code: 500},
 		{name: "connection closed", hook: vhook("close.example.com", closer), want: `failed calling webhook "close.example.com": failed to call webhook: Post`, code: 500},
