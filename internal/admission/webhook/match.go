@@ -148,7 +148,14 @@ func (m *matcher) decide(h *hook) (invocation, bool, error) {
 			return invocation{}, false, apierrors.NewForbidden(a.Resource.GroupResource(), a.Name, err)
 		}
 		if !ok {
-			m.p.metrics.conditionExclusions.WithLabelValues(h.name, "webhook", m.typ, string(a.Operation)).Inc()
+			// Labelled by kube-apiserver's webhook type ("validate" or
+			// "admit"), where the errors and durations of conditions carry
+			// the matcher's ("validating" or "admit").
+			typ := m.typ
+			if typ == "validating" {
+				typ = "validate"
+			}
+			m.p.metrics.conditionExclusions.WithLabelValues(h.name, "webhook", typ, string(a.Operation)).Inc()
 			return invocation{}, false, nil
 		}
 	}
