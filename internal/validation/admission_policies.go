@@ -23,7 +23,7 @@ func validateValidatingAdmissionPolicy(pol *admissionv1.ValidatingAdmissionPolic
 	spec, p := &pol.Spec, field.NewPath("spec")
 	errs = append(errs, validatePolicyHead(spec.FailurePolicy, spec.ParamKind, spec.MatchConstraints, p)...)
 	if !opts.skipMatchConditions {
-		errs = append(errs, validateMatchConditions(spec.MatchConditions, p.Child("matchConditions"))...)
+		errs = append(errs, validateMatchConditions(spec.MatchConditions, spec.ParamKind != nil, nil, p.Child("matchConditions"))...)
 	}
 	errs = append(errs, validateVariables(spec.Variables, p.Child("variables"))...)
 	if len(spec.Validations) == 0 && len(spec.AuditAnnotations) == 0 {
@@ -120,7 +120,7 @@ func validateMutatingAdmissionPolicy(pol *admissionv1.MutatingAdmissionPolicy, o
 	errs = append(errs, validatePolicyHead(spec.FailurePolicy, spec.ParamKind, spec.MatchConstraints, p)...)
 	errs = append(errs, validateMutatingOperations(spec.MatchConstraints, p.Child("matchConstraints"))...)
 	if !opts.skipMatchConditions {
-		errs = append(errs, validateMatchConditions(spec.MatchConditions, p.Child("matchConditions"))...)
+		errs = append(errs, validateMatchConditions(spec.MatchConditions, spec.ParamKind != nil, nil, p.Child("matchConditions"))...)
 	}
 	errs = append(errs, validateVariables(spec.Variables, p.Child("variables"))...)
 	if len(spec.Mutations) == 0 {

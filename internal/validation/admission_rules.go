@@ -1,11 +1,17 @@
 package validation
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/google/cel-go/cel"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+
+	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
+	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
 // Allowed values, sorted as kube-apiserver lists them in "supported values".
@@ -193,7 +199,13 @@ func validateMutatingOperations(m *admissionv1.MatchResources, p *field.Path) fi
 	return errs
 }
 
-func validateMatchConditions(conds []admissionv1.MatchCondition, p *field.Path) field.ErrorList {
+// validateMatchConditions checks match conditions as kube-apiserver does,
+// compiling each expression with the authorizer (and params when the
+// policy has a paramKind): a syntax error, an undeclared reference or a
+// result other than bool is refused. Expressions in stored (those of the
+// object an update replaces) compile in the environment of stored
+// expressions, new ones in that of the previous minor release.
+func validateMatchConditions(conds []admissionv1.MatchCondition, hasParams bool, stored map[string]bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(conds) > maxMatchConditions {
 		errs = append(errs, field.TooMany(p, len(conds), maxMatchConditions))
@@ -201,8 +213,10 @@ func validateMatchConditions(conds []admissionv1.MatchCondition, p *field.Path) 
 	seen := map[string]bool{}
 	for i, c := range conds {
 		cp := p.Index(i)
-		if strings.TrimSpace(c.Expression) == "" {
+		if expr := strings.TrimSpace(c.Expression); expr == "" {
 			errs = append(errs, field.Required(cp.Child("expression"), ""))
+		} else if err := compileMatchCondition(expr, hasParams, stored[expr]); err != nil {
+			errs = append(errs, celFieldError(cp.Child("expression"), expr, err))
 		}
 		if c.Name == "" {
 			errs = append(errs, field.Required(cp.Child("name"), ""))
@@ -217,6 +231,39 @@ func validateMatchConditions(conds []admissionv1.MatchCondition, p *field.Path) 
 		}
 	}
 	return errs
+}
+
+// matchConditionCompilers compile match conditions without and with
+// params; without variables they hold no state.
+var matchConditionCompilers = [2]*celenv.Compiler{celenv.NewCompiler(false, nil), celenv.NewCompiler(true, nil)}
+
+func compileMatchCondition(expr string, hasParams, stored bool) *apiservercel.Error {
+	c := matchConditionCompilers[0]
+	if hasParams {
+		c = matchConditionCompilers[1]
+	}
+	mode := celbase.NewExpressions
+	if stored {
+		mode = celbase.StoredExpressions
+	}
+	var cerr *apiservercel.Error
+	if err := c.CompileIn(mode, expr, celenv.Decls{Authorizer: true}, cel.BoolType).Err(); err != nil {
+		errors.As(err, &cerr)
+	}
+	return cerr
+}
+
+// celFieldError is a compile error as kube-apiserver reports it on the
+// field holding expr.
+func celFieldError(p *field.Path, expr string, err *apiservercel.Error) *field.Error {
+	switch err.Type {
+	case apiservercel.ErrorTypeRequired:
+		return field.Required(p, err.Detail)
+	case apiservercel.ErrorTypeInvalid:
+		return field.Invalid(p, expr, err.Detail)
+	default:
+		return field.InternalError(p, err)
+	}
 }
 
 func validateParamKind(k *admissionv1.ParamKind, p *field.Path) field.ErrorList {

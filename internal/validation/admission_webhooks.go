@@ -20,6 +20,9 @@ type webhookOptions struct {
 	requireUniqueNames             bool
 	allowInvalidLabelValue         bool
 	skipMatchConditions            bool
+	// storedConditions are the match condition expressions of the object
+	// an update replaces, compiled as stored expressions.
+	storedConditions map[string]bool
 }
 
 var strictWebhookOptions = webhookOptions{
@@ -138,7 +141,7 @@ func validateWebhook(h *webhookCommon, opts webhookOptions, p *field.Path) field
 	}
 	errs = append(errs, validateClientConfig(h.clientConfig, p.Child("clientConfig"))...)
 	if !opts.skipMatchConditions {
-		errs = append(errs, validateMatchConditions(h.matchConditions, p.Child("matchConditions"))...)
+		errs = append(errs, validateMatchConditions(h.matchConditions, false, opts.storedConditions, p.Child("matchConditions"))...)
 	}
 	return errs
 }
@@ -281,6 +284,12 @@ func webhookUpdateOptions(hooks, old []webhookCommon) webhookOptions {
 		names[h.name] = true
 		if selectorHasInvalidLabelValue(h.namespaceSelector) || selectorHasInvalidLabelValue(h.objectSelector) {
 			opts.allowInvalidLabelValue = true
+		}
+		for _, c := range h.matchConditions {
+			if opts.storedConditions == nil {
+				opts.storedConditions = map[string]bool{}
+			}
+			opts.storedConditions[strings.TrimSpace(c.Expression)] = true
 		}
 		if opts.skipMatchConditions && !reflect.DeepEqual(hooks[i].matchConditions, h.matchConditions) {
 			opts.skipMatchConditions = false
