@@ -258,6 +258,13 @@ func noVolumeSource(src *corev1.VolumeSource) bool {
 }
 
 func node(n *corev1.Node) {
+	// The singular podCIDR and the list are one field in kube-apiserver's
+	// internal type: each fills the other.
+	if n.Spec.PodCIDR != "" && len(n.Spec.PodCIDRs) == 0 {
+		n.Spec.PodCIDRs = []string{n.Spec.PodCIDR}
+	} else if n.Spec.PodCIDR == "" && len(n.Spec.PodCIDRs) > 0 {
+		n.Spec.PodCIDR = n.Spec.PodCIDRs[0]
+	}
 	// Until the kubelet reports it, allocatable is the whole capacity.
 	if n.Status.Allocatable == nil && n.Status.Capacity != nil {
 		n.Status.Allocatable = n.Status.Capacity.DeepCopy()

@@ -241,7 +241,24 @@ func validateStatefulSetSpec(spec *appsv1.StatefulSetSpec, p *field.Path) field.
 			}
 		}
 	default:
-		errs = append(errs, field.Invalid(us, spec.UpdateStrategy, "must be 'RollingUpdate' or 'OnDelete'"))
+		// The value quoted is kube-apiserver's internal type.
+		internal := struct {
+			Type          appsv1.StatefulSetUpdateStrategyType
+			RollingUpdate *struct {
+				Partition      int32
+				MaxUnavailable *intstr.IntOrString
+			}
+		}{Type: spec.UpdateStrategy.Type}
+		if ru := spec.UpdateStrategy.RollingUpdate; ru != nil {
+			internal.RollingUpdate = &struct {
+				Partition      int32
+				MaxUnavailable *intstr.IntOrString
+			}{MaxUnavailable: ru.MaxUnavailable}
+			if ru.Partition != nil {
+				internal.RollingUpdate.Partition = *ru.Partition
+			}
+		}
+		errs = append(errs, field.Invalid(us, internal, "must be 'RollingUpdate' or 'OnDelete'"))
 	}
 	if pol := spec.PersistentVolumeClaimRetentionPolicy; pol != nil {
 		pp := p.Child("persistentVolumeClaimRetentionPolicy")

@@ -40,7 +40,8 @@ func validateNode(n *corev1.Node) field.ErrorList {
 			errs = append(errs, field.Invalid(p, n.Spec.PodCIDRs, "may specify no more than one CIDR for each IP family"))
 		}
 	}
-	return append(errs, validateTaints(n.Spec.Taints, field.NewPath("spec", "taints"))...)
+	// kube-apiserver reports taints under metadata, not spec.
+	return append(errs, validateTaints(n.Spec.Taints, field.NewPath("metadata", "taints"))...)
 }
 
 func sameFamily(a, b string) bool {

@@ -88,15 +88,13 @@ func validateSecret(s *corev1.Secret) field.ErrorList {
 		_, user := s.Data[corev1.BasicAuthUsernameKey]
 		_, pass := s.Data[corev1.BasicAuthPasswordKey]
 		if !user && !pass {
-			// The reference builds these paths from a literal "data[%s]".
-			p := field.NewPath("data[%s]")
 			errs = append(errs,
-				field.Required(p.Key(corev1.BasicAuthUsernameKey), ""),
-				field.Required(p.Key(corev1.BasicAuthPasswordKey), ""))
+				field.Required(dataPath.Key(corev1.BasicAuthUsernameKey), ""),
+				field.Required(dataPath.Key(corev1.BasicAuthPasswordKey), ""))
 		}
 	case corev1.SecretTypeSSHAuth:
 		if len(s.Data[corev1.SSHAuthPrivateKey]) == 0 {
-			errs = append(errs, field.Required(field.NewPath("data[%s]").Key(corev1.SSHAuthPrivateKey), ""))
+			errs = append(errs, field.Required(dataPath.Key(corev1.SSHAuthPrivateKey), ""))
 		}
 	case corev1.SecretTypeTLS:
 		if _, ok := s.Data[corev1.TLSCertKey]; !ok {

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,11 +44,11 @@ func validateService(s *corev1.Service) field.ErrorList {
 			}
 		}
 		if headless {
-			errs = append(errs, field.Invalid(sp.Child("clusterIP"), s.Spec.ClusterIP, "may not be set to 'None' for LoadBalancer services"))
+			errs = append(errs, field.Invalid(sp.Child("clusterIPs").Index(0), s.Spec.ClusterIP, "may not be set to 'None' for LoadBalancer services"))
 		}
 	case corev1.ServiceTypeNodePort:
 		if headless {
-			errs = append(errs, field.Invalid(sp.Child("clusterIP"), s.Spec.ClusterIP, "may not be set to 'None' for NodePort services"))
+			errs = append(errs, field.Invalid(sp.Child("clusterIPs").Index(0), s.Spec.ClusterIP, "may not be set to 'None' for NodePort services"))
 		}
 	case corev1.ServiceTypeExternalName:
 		const msg = "may not be set for ExternalName services"
@@ -67,6 +68,17 @@ func validateService(s *corev1.Service) field.ErrorList {
 			cname := strings.TrimSuffix(s.Spec.ExternalName, ".")
 			errs = append(errs, dns1123Subdomain(cname, sp.Child("externalName"))...)
 		}
+	}
+	if pol := s.Spec.IPFamilyPolicy; pol != nil {
+		switch *pol {
+		case corev1.IPFamilyPolicySingleStack, corev1.IPFamilyPolicyPreferDualStack, corev1.IPFamilyPolicyRequireDualStack:
+		default:
+			errs = append(errs, field.NotSupported(sp.Child("ipFamilyPolicy"), *pol, []string{"PreferDualStack", "RequireDualStack", "SingleStack"}))
+		}
+	}
+	external := s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer
+	if s.Spec.ExternalTrafficPolicy != "" && !external {
+		errs = append(errs, field.Invalid(sp.Child("externalTrafficPolicy"), s.Spec.ExternalTrafficPolicy, "may only be set for externally-accessible services"))
 	}
 	names := map[string]bool{}
 	for i := range s.Spec.Ports {
@@ -197,6 +209,7 @@ func validateEndpoints(e *corev1.Endpoints) field.ErrorList {
 
 func validateEndpointAddress(a *corev1.EndpointAddress, p *field.Path) field.ErrorList {
 	errs := utilvalidation.IsValidIPForLegacyField(p.Child("ip"), a.IP, false, nil)
+	errs = append(errs, validateNonSpecialIP(a.IP, p.Child("ip"))...)
 	if a.Hostname != "" {
 		errs = append(errs, dns1123Label(a.Hostname, p.Child("hostname"))...)
 	}
@@ -206,4 +219,42 @@ func validateEndpointAddress(a *corev1.EndpointAddress, p *field.Path) field.Err
 		}
 	}
 	return errs
+}
+
+// validateNonSpecialIP refuses endpoint addresses that could never reach a
+// pod: unparseable, unspecified, loopback and link-local ones.
+func validateNonSpecialIP(s string, p *field.Path) field.ErrorList {
+	ip, err := netip.ParseAddr(withoutLeadingZeros(s))
+	if err != nil {
+		return field.ErrorList{field.Invalid(p, s, "must be a valid IP address")}
+	}
+	switch {
+	case ip.IsUnspecified():
+		return field.ErrorList{field.Invalid(p, s, fmt.Sprintf("may not be unspecified (%v)", s))}
+	case ip.IsLoopback():
+		return field.ErrorList{field.Invalid(p, s, "may not be in the loopback range (127.0.0.0/8, ::1/128)")}
+	case ip.IsLinkLocalUnicast():
+		return field.ErrorList{field.Invalid(p, s, "may not be in the link-local range (169.254.0.0/16, fe80::/10)")}
+	case ip.IsLinkLocalMulticast():
+		return field.ErrorList{field.Invalid(p, s, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)")}
+	}
+	return nil
+}
+
+// withoutLeadingZeros rewrites 010.001.0.1 as 10.1.0.1: such legacy
+// addresses are valid in these fields, as kube-apiserver's parser allows.
+func withoutLeadingZeros(s string) string {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return s
+	}
+	for i, p := range parts {
+		if t := strings.TrimLeft(p, "0"); t != p {
+			if t == "" {
+				t = "0"
+			}
+			parts[i] = t
+		}
+	}
+	return strings.Join(parts, ".")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -166,6 +167,7 @@ func validateLimitRange(lr *corev1.LimitRange) field.ErrorList {
 			errs = append(errs, field.Duplicate(ip.Child("type"), item.Type))
 		}
 		seen[item.Type] = true
+		errs = append(errs, validateLimitType(string(item.Type), ip.Child("type"))...)
 		for _, part := range []struct {
 			name string
 			list corev1.ResourceList
@@ -177,6 +179,87 @@ func validateLimitRange(lr *corev1.LimitRange) field.ErrorList {
 				}
 			}
 		}
+		errs = append(errs, validateLimitOrder(&item, ip)...)
+	}
+	return errs
+}
+
+func validateLimitType(t string, p *field.Path) field.ErrorList {
+	if errs := qualifiedName(t, p); len(errs) > 0 {
+		return errs
+	}
+	if !strings.Contains(t, "/") && t != "Pod" && t != "Container" && t != "PersistentVolumeClaim" {
+		return field.ErrorList{field.Invalid(p, t, "must be a standard limit type or fully qualified")}
+	}
+	return nil
+}
+
+// validateLimitOrder checks, per resource, that min <= defaultRequest <=
+// default <= max, in kube-apiserver's order and words.
+func validateLimitOrder(item *corev1.LimitRangeItem, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := map[corev1.ResourceName]bool{}
+	for _, l := range []corev1.ResourceList{item.Max, item.Min, item.Default, item.DefaultRequest, item.MaxLimitRequestRatio} {
+		for n := range l {
+			names[n] = true
+		}
+	}
+	sorted := make(corev1.ResourceList, len(names))
+	for n := range names {
+		sorted[n] = resource.Quantity{}
+	}
+	for _, k := range sortedResourceNames(sorted) {
+		min, hasMin := item.Min[k]
+		max, hasMax := item.Max[k]
+		def, hasDef := item.Default[k]
+		req, hasReq := item.DefaultRequest[k]
+		key := string(k)
+		if hasMin && hasMax && min.Cmp(max) > 0 {
+			errs = append(errs, field.Invalid(p.Child("min").Key(key), min.String(), fmt.Sprintf("min value %s is greater than max value %s", min.String(), max.String())))
+		}
+		if hasReq && hasMin && min.Cmp(req) > 0 {
+			errs = append(errs, field.Invalid(p.Child("defaultRequest").Key(key), req.String(), fmt.Sprintf("min value %s is greater than default request value %s", min.String(), req.String())))
+		}
+		if hasReq && hasMax && req.Cmp(max) > 0 {
+			errs = append(errs, field.Invalid(p.Child("defaultRequest").Key(key), req.String(), fmt.Sprintf("default request value %s is greater than max value %s", req.String(), max.String())))
+		}
+		if hasReq && hasDef && req.Cmp(def) > 0 {
+			errs = append(errs, field.Invalid(p.Child("defaultRequest").Key(key), req.String(), fmt.Sprintf("default request value %s is greater than default limit value %s", req.String(), def.String())))
+		}
+		if hasDef && hasMin && min.Cmp(def) > 0 {
+			errs = append(errs, field.Invalid(p.Child("default").Key(key), min.String(), fmt.Sprintf("min value %s is greater than default value %s", min.String(), def.String())))
+		}
+		if hasDef && hasMax && def.Cmp(max) > 0 {
+			errs = append(errs, field.Invalid(p.Child("default").Key(key), max.String(), fmt.Sprintf("default value %s is greater than max value %s", def.String(), max.String())))
+		}
+		if ratio, ok := item.MaxLimitRequestRatio[k]; ok && ratio.Cmp(*resource.NewQuantity(1, resource.DecimalSI)) < 0 {
+			errs = append(errs, field.Invalid(p.Child("maxLimitRequestRatio").Key(key), ratio.String(), fmt.Sprintf("ratio %s is less than 1", ratio.String())))
+		}
+	}
+	return errs
+}
+
+// standardQuotaResources are the names without a domain a quota may limit.
+var standardQuotaResources = []string{"cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
+	"requests.storage", "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+	"pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "persistentvolumeclaims",
+	"configmaps", "services.nodeports", "services.loadbalancers"}
+
+func validateQuotaResourceName(name corev1.ResourceName, p *field.Path) field.ErrorList {
+	s := string(name)
+	if errs := qualifiedName(s, p); len(errs) > 0 {
+		return errs
+	}
+	if strings.Contains(s, "/") {
+		return nil
+	}
+	var errs field.ErrorList
+	if !contains(standardResources, s) && !strings.HasPrefix(s, corev1.ResourceHugePagesPrefix) &&
+		!strings.HasPrefix(s, "requests.hugepages-") && !strings.HasPrefix(s, "limits.hugepages-") {
+		errs = append(errs, field.Invalid(p, s, "must be a standard resource type or fully qualified"))
+	}
+	if !contains(standardQuotaResources, s) && !strings.HasPrefix(s, "requests.hugepages-") {
+		errs = append(errs, field.Invalid(p, s, "must be a standard resource for quota"))
 	}
 	return errs
 }
@@ -184,6 +267,7 @@ func validateLimitRange(lr *corev1.LimitRange) field.ErrorList {
 func validateResourceQuota(rq *corev1.ResourceQuota) field.ErrorList {
 	errs := validateMeta(&rq.ObjectMeta, true, nameIsDNSSubdomain)
 	for _, name := range sortedResourceNames(rq.Spec.Hard) {
+		errs = append(errs, validateQuotaResourceName(name, field.NewPath("spec", "hard").Key(string(name)))...)
 		q := rq.Spec.Hard[name]
 		if q.Sign() < 0 {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "hard").Key(string(name)), q.String(), genericvalidation.IsNegativeErrorMsg))

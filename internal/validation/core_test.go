@@ -78,7 +78,7 @@ func TestConfigMapAndSecret(t *testing.T) {
 		{"dockerconfigjson not json", &corev1.Secret{ObjectMeta: omNS("s", "ns"), Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{".dockerconfigjson": []byte("{")}},
 			[]string{`data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": unexpected end of JSON input`}},
 		{"basic auth without fields", &corev1.Secret{ObjectMeta: omNS("s", "ns"), Type: corev1.SecretTypeBasicAuth},
-			[]string{`data[%s][username]: Required value`, `data[%s][password]: Required value`}},
+			[]string{`data[username]: Required value`, `data[password]: Required value`}},
 		{"service account token needs the annotation", &corev1.Secret{ObjectMeta: omNS("s", "ns"), Type: corev1.SecretTypeServiceAccountToken},
 			[]string{`metadata.annotations[kubernetes.io/service-account.name]: Required value`}},
 	}
@@ -282,8 +282,8 @@ func TestClusterScopedCoreKinds(t *testing.T) {
 		{"node taints", &corev1.Node{ObjectMeta: om("n"), Spec: corev1.NodeSpec{Taints: []corev1.Taint{
 			{Key: "a", Effect: "NoSchedule"}, {Key: "a", Effect: "NoSchedule"}, {Key: "b", Effect: "Never"},
 		}}}, []string{
-			`spec.taints[1]: Duplicate value: {"Key":"a","Value":"","Effect":"NoSchedule","TimeAdded":null}: taints must be unique by key and effect pair`,
-			`spec.taints[2].effect: Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+			`metadata.taints[1]: Duplicate value: {"Key":"a","Value":"","Effect":"NoSchedule","TimeAdded":null}: taints must be unique by key and effect pair`,
+			`metadata.taints[2].effect: Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
 		}},
 		{"node pod CIDR", &corev1.Node{ObjectMeta: om("n"), Spec: corev1.NodeSpec{PodCIDRs: []string{"10.0.0.0/33"}}},
 			[]string{`spec.podCIDRs[0]: Invalid value: "10.0.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)`}},

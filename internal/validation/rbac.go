@@ -46,7 +46,7 @@ func validateClusterRole(r *rbacv1.ClusterRole) field.ErrorList {
 func validatePolicyRule(rule *rbacv1.PolicyRule, namespaced bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(rule.Verbs) == 0 {
-		errs = append(errs, field.Required(p.Child("verbs"), "verbs must contain at least one value"))
+		errs = append(errs, field.Required(p.Child("verbs"), ""))
 	}
 	if len(rule.NonResourceURLs) > 0 {
 		if namespaced {
