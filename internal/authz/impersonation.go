@@ -1,12 +1,20 @@
 package authz
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"sort"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
@@ -23,12 +31,19 @@ const (
 )
 
 // Impersonation acts as the user named by the Impersonate-* headers once
-// the requester may impersonate each part of it (verb impersonate on users
-// or serviceaccounts, groups, uids and userextras), as kube-apiserver does.
+// the requester may impersonate it, as kube-apiserver 1.37 does with
+// ConstrainedImpersonation (on by default): the constrained modes are
+// tried first (associated-node, arbitrary-node, serviceaccount,
+// user-info: verb impersonate-on:<mode>:<verb> on the request itself, then
+// impersonate:<mode> on each part of the user in authentication.k8s.io),
+// then the legacy verb impersonate. The first refusal is the answer when
+// no mode allows; the mode that last worked for a requester is tried first,
+// so that refusal can depend on history, as it does in kube-apiserver.
 func Impersonation(next http.Handler, az Authorizer, out ErrorWriter) http.Handler {
+	t := &impersonationTracker{az: az, last: map[string]int{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := request.StateFrom(r.Context())
-		wanted, checks, err := impersonationRequest(r.Header)
+		wanted, err := impersonationHeaders(r.Header)
 		if err != nil {
 			out.Error(w, r, err)
 			return
@@ -37,118 +52,404 @@ func Impersonation(next http.Handler, az Authorizer, out ErrorWriter) http.Handl
 			next.ServeHTTP(w, r)
 			return
 		}
-		for _, c := range checks {
-			c.User = st.User
-			d, reason, err := az.Authorize(r.Context(), c)
-			if d == authorizer.DecisionAllow {
-				continue
-			}
-			if err != nil {
-				out.Error(w, r, apierrors.NewInternalError(err))
-				return
-			}
-			out.Error(w, r, Forbidden(c, reason))
+		got, err := t.impersonate(r.Context(), wanted, AttributesFor(st.Info, st.User))
+		if err != nil {
+			out.Error(w, r, err)
 			return
 		}
-		audit.RecorderFrom(r.Context()).SetImpersonatedUser(wanted)
-		st.User = wanted
-		for k := range r.Header {
-			if k == headerUser || k == headerUID || k == headerGroup || strings.HasPrefix(k, headerExtraPrefix) {
-				r.Header.Del(k)
-			}
-		}
+		audit.RecorderFrom(r.Context()).SetImpersonatedUser(got)
+		st.User = got
 		next.ServeHTTP(w, r)
 	})
 }
 
-// impersonationRequest parses the headers into the user to act as and the
-// authorization checks that must pass; nil user means no impersonation.
-func impersonationRequest(h http.Header) (user.Info, []authorizer.AttributesRecord, error) {
-	name := h.Get(headerUser)
-	groups := h.Values(headerGroup)
-	uid := h.Get(headerUID)
-	extra := map[string][]string{}
+// impersonationHeaders reads the user the headers ask for, exactly as
+// given, and removes the headers; nil means no impersonation.
+func impersonationHeaders(h http.Header) (*user.DefaultInfo, error) {
+	wanted := &user.DefaultInfo{Name: h.Get(headerUser), UID: h.Get(headerUID)}
+	hasGroups, hasExtra := false, false
+	for _, g := range h[headerGroup] {
+		hasGroups = true
+		wanted.Groups = append(wanted.Groups, g)
+	}
 	for k, vs := range h {
 		if !strings.HasPrefix(k, headerExtraPrefix) {
 			continue
 		}
-		key, err := url.PathUnescape(strings.ToLower(strings.TrimPrefix(k, headerExtraPrefix)))
+		hasExtra = true
+		if len(vs) == 0 {
+			continue
+		}
+		key := strings.ToLower(k[len(headerExtraPrefix):])
+		if unescaped, err := url.PathUnescape(key); err == nil {
+			key = unescaped
+		}
+		if wanted.Extra == nil {
+			wanted.Extra = map[string][]string{}
+		}
+		wanted.Extra[key] = append(wanted.Extra[key], vs...)
+	}
+	if wanted.Name == "" {
+		if wanted.UID != "" || hasGroups || hasExtra {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("requested %#v without impersonating a user name", wanted))
+		}
+		return nil, nil
+	}
+	for k := range h {
+		if k == headerUser || k == headerUID || k == headerGroup || strings.HasPrefix(k, headerExtraPrefix) {
+			h.Del(k)
+		}
+	}
+	return wanted, nil
+}
+
+// impersonationTracker holds the modes and which one last worked for each
+// requester.
+type impersonationTracker struct {
+	az Authorizer
+
+	mu   sync.Mutex
+	last map[string]int
+}
+
+// maxRemembered bounds the requesters whose last mode is remembered.
+const maxRemembered = 10000
+
+func (t *impersonationTracker) impersonate(ctx context.Context, wanted *user.DefaultInfo, attrs authorizer.Attributes) (user.Info, error) {
+	requestor := attrs.GetUser().GetName()
+	t.mu.Lock()
+	first, remembered := t.last[requestor]
+	t.mu.Unlock()
+	var firstErr error
+	if remembered {
+		u, err := impersonationModes[first].check(ctx, t.az, wanted, attrs)
+		if err == nil && u != nil {
+			return u, nil
+		}
+		firstErr = err
+	}
+	for i, m := range impersonationModes {
+		if remembered && i == first {
+			continue
+		}
+		u, err := m.check(ctx, t.az, wanted, attrs)
 		if err != nil {
-			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("malformed extra key for impersonation request: %v", err))
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
 		}
-		extra[key] = append(extra[key], vs...)
-	}
-	if name == "" {
-		if len(groups) > 0 || uid != "" || len(extra) > 0 {
-			return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("requested %v without impersonating a user", describeImpersonation(groups, uid, extra)))
+		if u == nil {
+			continue
 		}
-		return nil, nil, nil
-	}
-	var checks []authorizer.AttributesRecord
-	if ns, sa, err := splitServiceAccount(name); err == nil {
-		checks = append(checks, authorizer.AttributesRecord{Verb: "impersonate", Resource: "serviceaccounts", Namespace: ns, Name: sa, ResourceRequest: true})
-		if len(groups) == 0 {
-			groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns}
+		t.mu.Lock()
+		if len(t.last) >= maxRemembered {
+			clear(t.last)
 		}
-	} else {
-		checks = append(checks, authorizer.AttributesRecord{Verb: "impersonate", Resource: "users", Name: name, ResourceRequest: true})
+		t.last[requestor] = i
+		t.mu.Unlock()
+		return u, nil
 	}
-	for _, g := range h.Values(headerGroup) {
-		checks = append(checks, authorizer.AttributesRecord{Verb: "impersonate", Resource: "groups", Name: g, ResourceRequest: true})
+	if firstErr != nil {
+		return nil, firstErr
 	}
-	for k, vs := range extra {
-		for _, v := range vs {
-			checks = append(checks, authorizer.AttributesRecord{Verb: "impersonate", APIGroup: "authentication.k8s.io", Resource: "userextras", Subresource: k, Name: v, ResourceRequest: true})
-		}
-	}
-	if uid != "" {
-		checks = append(checks, authorizer.AttributesRecord{Verb: "impersonate", APIGroup: "authentication.k8s.io", Resource: "uids", Name: uid, ResourceRequest: true})
-	}
-	// Everyone impersonated is authenticated, except the anonymous user.
-	marker := user.AllAuthenticated
-	if name == user.Anonymous {
-		marker = user.AllUnauthenticated
-	}
-	has := false
-	for _, g := range groups {
-		if g == marker {
-			has = true
-		}
-	}
-	if !has {
-		groups = append(append([]string(nil), groups...), marker)
-	}
-	if len(extra) == 0 {
-		extra = nil
-	}
-	return &user.DefaultInfo{Name: name, UID: uid, Groups: groups, Extra: extra}, checks, nil
+	// Unreachable while the legacy mode applies to everyone; fail closed.
+	return nil, apierrors.NewInternalError(fmt.Errorf("all impersonation modes failed"))
 }
 
-func describeImpersonation(groups []string, uid string, extra map[string][]string) string {
-	var parts []string
-	for _, g := range groups {
-		parts = append(parts, headerGroup+"="+g)
-	}
-	if uid != "" {
-		parts = append(parts, headerUID+"="+uid)
-	}
-	for k, vs := range extra {
-		for _, v := range vs {
-			parts = append(parts, headerExtraPrefix+k+"="+v)
-		}
-	}
-	return "[" + strings.Join(parts, " ") + "]"
+// impersonationMode is one way of being allowed to impersonate: mode ""
+// is the legacy verb impersonate.
+type impersonationMode struct {
+	mode string
+	// applies says whether the mode can impersonate wanted for requestor
+	// at all; a mode that does not apply neither allows nor refuses.
+	applies func(wanted *user.DefaultInfo, requestor user.Info) bool
 }
 
-// splitServiceAccount splits system:serviceaccount:<ns>:<name>.
-func splitServiceAccount(name string) (string, string, error) {
-	const prefix = "system:serviceaccount:"
+var impersonationModes = []impersonationMode{
+	{mode: "associated-node", applies: func(w *user.DefaultInfo, r user.Info) bool {
+		return onlyUsername(w) && associatedNode(r, w.Name)
+	}},
+	{mode: "arbitrary-node", applies: func(w *user.DefaultInfo, _ user.Info) bool {
+		_, ok := nodeUsername(w.Name)
+		return onlyUsername(w) && ok
+	}},
+	{mode: "serviceaccount", applies: func(w *user.DefaultInfo, _ user.Info) bool {
+		_, _, ok := serviceAccountUsername(w.Name)
+		return onlyUsername(w) && ok
+	}},
+	{mode: "user-info", applies: func(w *user.DefaultInfo, _ user.Info) bool {
+		_, node := nodeUsername(w.Name)
+		_, _, sa := serviceAccountUsername(w.Name)
+		return !node && !sa
+	}},
+	{mode: "", applies: func(*user.DefaultInfo, user.Info) bool { return true }},
+}
+
+func (m impersonationMode) check(ctx context.Context, az Authorizer, wanted *user.DefaultInfo, attrs authorizer.Attributes) (user.Info, error) {
+	requestor := attrs.GetUser()
+	if !m.applies(wanted, requestor) {
+		return nil, nil
+	}
+	verb := "impersonate"
+	constrained := m.mode != ""
+	if constrained {
+		verb = "impersonate:" + m.mode
+	}
+	if m.mode == "associated-node" {
+		// The checks see the requester's extra keys, not their values, and
+		// any node name: what is checked is the association, made above.
+		az = associatedNodeAuthorizer{az}
+	}
+	if constrained {
+		if err := checkImpersonation(ctx, az, impersonateOn{mode: m.mode, Attributes: attrs}); err != nil {
+			return nil, err
+		}
+	}
+	// The user and group checks are in authentication.k8s.io for the
+	// constrained modes, in the core group for the legacy verb.
+	group, version := "", "v1"
+	if constrained {
+		group = "authentication.k8s.io"
+	}
+	record := func(resource, name string) authorizer.AttributesRecord {
+		return authorizer.AttributesRecord{User: requestor, Verb: verb, APIGroup: group, APIVersion: version, Resource: resource, Name: name, ResourceRequest: true}
+	}
+	actual := *wanted
+
+	ua := record("users", wanted.Name)
+	if name, ok := nodeUsername(wanted.Name); ok && constrained {
+		ua.Resource, ua.Name = "nodes", name
+		if len(wanted.Groups) != 0 {
+			return nil, Forbidden(ua, fmt.Sprintf("when impersonating a node, cannot impersonate groups %q", wanted.Groups))
+		}
+		actual.Groups = []string{user.NodesGroup}
+	}
+	if ns, name, ok := serviceAccountUsername(wanted.Name); ok {
+		ua.Resource, ua.Namespace, ua.Name = "serviceaccounts", ns, name
+		if constrained && len(wanted.Groups) != 0 {
+			return nil, Forbidden(ua, fmt.Sprintf("when impersonating a service account, cannot impersonate groups %q", wanted.Groups))
+		}
+		if len(wanted.Groups) == 0 {
+			actual.Groups = serviceaccount.MakeGroupNames(ns)
+		}
+	}
+	if err := checkImpersonation(ctx, az, ua); err != nil {
+		return nil, err
+	}
+
+	if wanted.UID != "" {
+		a := record("uids", wanted.UID)
+		a.APIGroup = "authentication.k8s.io"
+		if err := checkImpersonation(ctx, az, a); err != nil {
+			return nil, err
+		}
+	}
+
+	if len(wanted.Groups) > 0 {
+		ga := record("groups", "")
+		if constrained {
+			if slices.Contains(wanted.Groups, "") {
+				return nil, Forbidden(ga, "impersonating the empty string group is not allowed")
+			}
+			if slices.Contains(wanted.Groups, user.SystemPrivilegedGroup) {
+				ga.Name = user.SystemPrivilegedGroup
+				return nil, Forbidden(ga, "impersonating the system:masters group is not allowed")
+			}
+		}
+		all := false
+		if constrained && len(wanted.Groups) >= manyChecks {
+			ga.Name = "*"
+			all = checkImpersonation(ctx, az, ga) == nil
+		}
+		for _, g := range wanted.Groups {
+			if all {
+				break
+			}
+			ga.Name = g
+			if err := checkImpersonation(ctx, az, ga); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	if len(wanted.Extra) > 0 {
+		ea := record("userextras", "")
+		ea.APIGroup = "authentication.k8s.io"
+		if constrained {
+			if err := validateImpersonatedExtra(wanted.Extra); err != nil {
+				return nil, Forbidden(ea, err.Error())
+			}
+		}
+		all := false
+		if constrained && largeExtra(wanted.Extra) {
+			ea.Subresource, ea.Name = "*", "*"
+			all = checkImpersonation(ctx, az, ea) == nil
+		}
+		for key, values := range wanted.Extra {
+			if all {
+				break
+			}
+			ea.Subresource = key
+			for _, v := range values {
+				ea.Name = v
+				if err := checkImpersonation(ctx, az, ea); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+
+	if actual.Name == user.Anonymous {
+		actual.Groups = withGroup(actual.Groups, user.AllUnauthenticated)
+	} else if !slices.Contains(actual.Groups, user.AllUnauthenticated) {
+		actual.Groups = withGroup(actual.Groups, user.AllAuthenticated)
+	}
+	return &actual, nil
+}
+
+// manyChecks is where kube-apiserver tries one wildcard check before
+// checking groups or extra values one by one.
+const manyChecks = 4
+
+func largeExtra(extra map[string][]string) bool {
+	if len(extra) >= manyChecks {
+		return true
+	}
+	n := 0
+	for _, vs := range extra {
+		n += len(vs)
+	}
+	return n >= manyChecks
+}
+
+func validateImpersonatedExtra(extra map[string][]string) error {
+	fp := field.NewPath("extra", "key")
+	for key, values := range extra {
+		if key == "" {
+			return fmt.Errorf("impersonating the empty string key in extra is not allowed")
+		}
+		if err := utilvalidation.IsDomainPrefixedPath(fp, key).ToAggregate(); err != nil {
+			return fmt.Errorf("impersonating an invalid key in extra is not allowed: %w", err)
+		}
+		if key != strings.ToLower(key) {
+			return fmt.Errorf("impersonating a non-lowercase key in extra is not allowed: %q", key)
+		}
+		if len(values) == 0 {
+			return fmt.Errorf("impersonating empty values in extra is not allowed")
+		}
+		if slices.Contains(values, "") {
+			return fmt.Errorf("impersonating the empty string value in extra is not allowed")
+		}
+	}
+	return nil
+}
+
+// checkImpersonation is nil when az allows attrs, else the 403 naming them.
+func checkImpersonation(ctx context.Context, az Authorizer, attrs authorizer.Attributes) error {
+	d, reason, err := az.Authorize(ctx, attrs)
+	if d == authorizer.DecisionAllow {
+		return nil
+	}
+	if apierrors.IsForbidden(err) {
+		return err
+	}
+	msg := reason
+	switch {
+	case err != nil && reason != "":
+		msg = fmt.Sprintf("%v: %s", err, reason)
+	case err != nil:
+		msg = err.Error()
+	}
+	return Forbidden(attrs, msg)
+}
+
+// impersonateOn is the request's attributes with the verb
+// impersonate-on:<mode>:<verb>.
+type impersonateOn struct {
+	mode string
+	authorizer.Attributes
+}
+
+func (i impersonateOn) GetVerb() string {
+	return "impersonate-on:" + i.mode + ":" + i.Attributes.GetVerb()
+}
+
+// associatedNodeAuthorizer asks with the requester's extra reduced to its
+// keys and, for impersonate:associated-node, any node name.
+type associatedNodeAuthorizer struct{ az Authorizer }
+
+func (a associatedNodeAuthorizer) Authorize(ctx context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+	wrapped := associatedNodeAttributes{attrs}
+	if err := checkImpersonation(ctx, a.az, wrapped); err != nil {
+		return authorizer.DecisionDeny, "", err
+	}
+	return authorizer.DecisionAllow, "", nil
+}
+
+type associatedNodeAttributes struct{ authorizer.Attributes }
+
+func (a associatedNodeAttributes) GetUser() user.Info {
+	return associatedNodeRequestor{a.Attributes.GetUser()}
+}
+
+func (a associatedNodeAttributes) GetName() string {
+	if a.GetVerb() == "impersonate:associated-node" {
+		return "*"
+	}
+	return a.Attributes.GetName()
+}
+
+type associatedNodeRequestor struct{ user.Info }
+
+func (r associatedNodeRequestor) GetExtra() map[string][]string {
+	keys := make([]string, 0, len(r.Info.GetExtra()))
+	for k := range r.Info.GetExtra() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return map[string][]string{"authentication.kubernetes.io/associated-node-keys": keys}
+}
+
+func onlyUsername(u *user.DefaultInfo) bool {
+	return u.UID == "" && len(u.Groups) == 0 && len(u.Extra) == 0
+}
+
+// nodeUsername is the node of system:node:<name> when name is a valid node name.
+func nodeUsername(name string) (string, bool) {
+	const prefix = "system:node:"
 	if !strings.HasPrefix(name, prefix) {
-		return "", "", fmt.Errorf("%q is not a service account user name", name)
+		return "", false
 	}
-	parts := strings.Split(strings.TrimPrefix(name, prefix), ":")
-	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		return "", "", fmt.Errorf("%q is not a service account user name", name)
+	node := strings.TrimPrefix(name, prefix)
+	if len(validation.NameIsDNSSubdomain(node, false)) != 0 {
+		return "", false
 	}
-	return parts[0], parts[1], nil
+	return node, true
+}
+
+// associatedNode says whether requestor is a service account whose token
+// is bound to the node named by username (authentication.kubernetes.io/node-name).
+func associatedNode(requestor user.Info, username string) bool {
+	node, ok := nodeUsername(username)
+	if !ok {
+		return false
+	}
+	if _, _, ok := serviceAccountUsername(requestor.GetName()); !ok {
+		return false
+	}
+	v := requestor.GetExtra()[serviceaccount.NodeNameKey]
+	return len(v) == 1 && v[0] == node
+}
+
+func serviceAccountUsername(name string) (string, string, bool) {
+	ns, sa, err := serviceaccount.SplitUsername(name)
+	return ns, sa, err == nil
+}
+
+func withGroup(groups []string, g string) []string {
+	if slices.Contains(groups, g) {
+		return groups
+	}
+	return append(append(make([]string, 0, len(groups)+1), groups...), g)
 }

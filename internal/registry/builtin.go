@@ -11,6 +11,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -32,12 +33,14 @@ func Builtin() []*Resource {
 	storage := func(res string) schema.GroupVersionResource { return gvr("storage.k8s.io", "v1", res) }
 	all := []string{"all"}
 	return []*Resource{
-		{GVR: core("namespaces"), Kind: "Namespace", ShortNames: []string{"ns"}, Status: true,
+		{GVR: core("namespaces"), ReturnDeleted: true, Kind: "Namespace", ShortNames: []string{"ns"}, Status: true,
 			New: func() runtime.Object { return &corev1.Namespace{} }, NewList: func() runtime.Object { return &corev1.NamespaceList{} },
 			Fields: func(o runtime.Object) fields.Set {
 				return fields.Set{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
 			}},
-		{GVR: core("pods"), Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}, Categories: all, Status: true, Generation: true, Unsupported: []string{"attach", "binding", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "proxy", "resize"},
+		{GVR: core("pods"), ReturnDeleted: true, Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}, Categories: all, Status: true, Generation: true, Unsupported: []string{"attach", "binding", "ephemeralcontainers", "exec", "log", "portforward", "proxy", "resize"},
+			Connectors: []Connector{{Name: "eviction", Kind: policyv1.SchemeGroupVersion.WithKind("Eviction"), Verbs: []string{"create"},
+				New: func() runtime.Object { return &policyv1.Eviction{} }}},
 			New: func() runtime.Object { return &corev1.Pod{} }, NewList: func() runtime.Object { return &corev1.PodList{} },
 			Fields: podFields},
 		{GVR: core("nodes"), Kind: "Node", ShortNames: []string{"no"}, Status: true, Unsupported: []string{"proxy"},
@@ -45,7 +48,7 @@ func Builtin() []*Resource {
 			Fields: func(o runtime.Object) fields.Set {
 				return fields.Set{"spec.unschedulable": strconv.FormatBool(o.(*corev1.Node).Spec.Unschedulable)}
 			}},
-		{GVR: core("services"), Kind: "Service", Namespaced: true, ShortNames: []string{"svc"}, Categories: all, Status: true, Unsupported: []string{"proxy"},
+		{GVR: core("services"), ReturnDeleted: true, Kind: "Service", Namespaced: true, ShortNames: []string{"svc"}, Categories: all, Status: true, Unsupported: []string{"proxy"},
 			New: func() runtime.Object { return &corev1.Service{} }, NewList: func() runtime.Object { return &corev1.ServiceList{} }},
 		{GVR: core("endpoints"), Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"}, Singular: "endpoints",
 			New: func() runtime.Object { return &corev1.Endpoints{} }, NewList: func() runtime.Object { return &corev1.EndpointsList{} }},
@@ -56,24 +59,24 @@ func Builtin() []*Resource {
 			Fields: func(o runtime.Object) fields.Set {
 				return fields.Set{"type": string(o.(*corev1.Secret).Type)}
 			}},
-		{GVR: core("serviceaccounts"), Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"},
+		{GVR: core("serviceaccounts"), ReturnDeleted: true, Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"},
 			Connectors: []Connector{{Name: "token", Kind: authenticationv1.SchemeGroupVersion.WithKind("TokenRequest"), Verbs: []string{"create"},
 				New: func() runtime.Object { return &authenticationv1.TokenRequest{} }}},
 			New: func() runtime.Object { return &corev1.ServiceAccount{} }, NewList: func() runtime.Object { return &corev1.ServiceAccountList{} }},
-		{GVR: core("persistentvolumes"), Kind: "PersistentVolume", ShortNames: []string{"pv"}, Status: true,
+		{GVR: core("persistentvolumes"), ReturnDeleted: true, Kind: "PersistentVolume", ShortNames: []string{"pv"}, Status: true,
 			New: func() runtime.Object { return &corev1.PersistentVolume{} }, NewList: func() runtime.Object { return &corev1.PersistentVolumeList{} },
 			Fields: func(o runtime.Object) fields.Set {
 				pv := o.(*corev1.PersistentVolume)
 				return fields.Set{"status.phase": string(pv.Status.Phase)}
 			}},
-		{GVR: core("persistentvolumeclaims"), Kind: "PersistentVolumeClaim", Namespaced: true, ShortNames: []string{"pvc"}, Status: true,
+		{GVR: core("persistentvolumeclaims"), ReturnDeleted: true, Kind: "PersistentVolumeClaim", Namespaced: true, ShortNames: []string{"pvc"}, Status: true,
 			New: func() runtime.Object { return &corev1.PersistentVolumeClaim{} }, NewList: func() runtime.Object { return &corev1.PersistentVolumeClaimList{} }},
 		{GVR: core("events"), Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
 			New: func() runtime.Object { return &corev1.Event{} }, NewList: func() runtime.Object { return &corev1.EventList{} },
 			Fields: coreEventFields},
 		{GVR: core("limitranges"), Kind: "LimitRange", Namespaced: true, ShortNames: []string{"limits"},
 			New: func() runtime.Object { return &corev1.LimitRange{} }, NewList: func() runtime.Object { return &corev1.LimitRangeList{} }},
-		{GVR: core("resourcequotas"), Kind: "ResourceQuota", Namespaced: true, ShortNames: []string{"quota"}, Status: true,
+		{GVR: core("resourcequotas"), ReturnDeleted: true, Kind: "ResourceQuota", Namespaced: true, ShortNames: []string{"quota"}, Status: true,
 			New: func() runtime.Object { return &corev1.ResourceQuota{} }, NewList: func() runtime.Object { return &corev1.ResourceQuotaList{} }},
 
 		{GVR: apps("deployments"), Kind: "Deployment", Namespaced: true, ShortNames: []string{"deploy"}, Categories: all, Status: true, Scale: true, Generation: true,
@@ -97,32 +100,32 @@ func Builtin() []*Resource {
 		{GVR: rbac("clusterrolebindings"), Kind: "ClusterRoleBinding",
 			New: func() runtime.Object { return &rbacv1.ClusterRoleBinding{} }, NewList: func() runtime.Object { return &rbacv1.ClusterRoleBindingList{} }},
 
-		{GVR: adm("validatingadmissionpolicies"), Kind: "ValidatingAdmissionPolicy", Categories: []string{"api-extensions"}, Status: true, Generation: true,
+		{GVR: adm("validatingadmissionpolicies"), ConditionalUpdate: true, Kind: "ValidatingAdmissionPolicy", Categories: []string{"api-extensions"}, Status: true, Generation: true,
 			New: func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicy{} }, NewList: func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyList{} }},
-		{GVR: adm("validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", Categories: []string{"api-extensions"}, Generation: true,
+		{GVR: adm("validatingadmissionpolicybindings"), ConditionalUpdate: true, Kind: "ValidatingAdmissionPolicyBinding", Categories: []string{"api-extensions"}, Generation: true,
 			New: func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{} }, NewList: func() runtime.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{} }},
-		{GVR: adm("mutatingadmissionpolicies"), Kind: "MutatingAdmissionPolicy", Categories: []string{"api-extensions"}, Generation: true,
+		{GVR: adm("mutatingadmissionpolicies"), ConditionalUpdate: true, Kind: "MutatingAdmissionPolicy", Categories: []string{"api-extensions"}, Generation: true,
 			New: func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicy{} }, NewList: func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicyList{} }},
-		{GVR: adm("mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", Categories: []string{"api-extensions"}, Generation: true,
+		{GVR: adm("mutatingadmissionpolicybindings"), ConditionalUpdate: true, Kind: "MutatingAdmissionPolicyBinding", Categories: []string{"api-extensions"}, Generation: true,
 			New: func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicyBinding{} }, NewList: func() runtime.Object { return &admissionregistrationv1.MutatingAdmissionPolicyBindingList{} }},
-		{GVR: adm("validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Categories: []string{"api-extensions"}, Generation: true,
+		{GVR: adm("validatingwebhookconfigurations"), ConditionalUpdate: true, Kind: "ValidatingWebhookConfiguration", Categories: []string{"api-extensions"}, Generation: true,
 			New: func() runtime.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} }, NewList: func() runtime.Object { return &admissionregistrationv1.ValidatingWebhookConfigurationList{} }},
-		{GVR: adm("mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Categories: []string{"api-extensions"}, Generation: true,
+		{GVR: adm("mutatingwebhookconfigurations"), ConditionalUpdate: true, Kind: "MutatingWebhookConfiguration", Categories: []string{"api-extensions"}, Generation: true,
 			New: func() runtime.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} }, NewList: func() runtime.Object { return &admissionregistrationv1.MutatingWebhookConfigurationList{} }},
 
 		{GVR: gvr("apiextensions.k8s.io", "v1", "customresourcedefinitions"), Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Status: true, Generation: true,
 			New: func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} }, NewList: func() runtime.Object { return &apiextensionsv1.CustomResourceDefinitionList{} }},
 
-		{GVR: gvr("coordination.k8s.io", "v1", "leases"), Kind: "Lease", Namespaced: true,
+		{GVR: gvr("coordination.k8s.io", "v1", "leases"), ConditionalUpdate: true, Kind: "Lease", Namespaced: true,
 			New: func() runtime.Object { return &coordinationv1.Lease{} }, NewList: func() runtime.Object { return &coordinationv1.LeaseList{} }},
 
-		{GVR: storage("csidrivers"), Kind: "CSIDriver",
+		{GVR: storage("csidrivers"), ConditionalUpdate: true, ReturnDeleted: true, Kind: "CSIDriver",
 			New: func() runtime.Object { return &storagev1.CSIDriver{} }, NewList: func() runtime.Object { return &storagev1.CSIDriverList{} }},
-		{GVR: storage("csinodes"), Kind: "CSINode",
+		{GVR: storage("csinodes"), ConditionalUpdate: true, ReturnDeleted: true, Kind: "CSINode",
 			New: func() runtime.Object { return &storagev1.CSINode{} }, NewList: func() runtime.Object { return &storagev1.CSINodeList{} }},
-		{GVR: storage("volumeattachments"), Kind: "VolumeAttachment", Status: true,
+		{GVR: storage("volumeattachments"), ConditionalUpdate: true, ReturnDeleted: true, Kind: "VolumeAttachment", Status: true,
 			New: func() runtime.Object { return &storagev1.VolumeAttachment{} }, NewList: func() runtime.Object { return &storagev1.VolumeAttachmentList{} }},
-		{GVR: storage("storageclasses"), Kind: "StorageClass", ShortNames: []string{"sc"},
+		{GVR: storage("storageclasses"), ReturnDeleted: true, Kind: "StorageClass", ShortNames: []string{"sc"},
 			New: func() runtime.Object { return &storagev1.StorageClass{} }, NewList: func() runtime.Object { return &storagev1.StorageClassList{} }},
 
 		{GVR: gvr("certificates.k8s.io", "v1", "certificatesigningrequests"), Kind: "CertificateSigningRequest", ShortNames: []string{"csr"}, Status: true, Unsupported: []string{"approval"},

@@ -27,6 +27,15 @@ type Resource struct {
 	// Generation is true when metadata.generation is kept: 1 on create,
 	// bumped on every change outside metadata and status.
 	Generation bool
+	// ReturnDeleted is true when a DELETE answers with the deleted object
+	// rather than a Status naming it, as kube-apiserver's stores of pods,
+	// namespaces, volumes, services and storage classes do.
+	ReturnDeleted bool
+	// ConditionalUpdate is true when a PUT must carry the
+	// metadata.resourceVersion it replaces (kube-apiserver's strategies
+	// whose AllowUnconditionalUpdate is false: leases, admission
+	// configuration, CSI objects).
+	ConditionalUpdate bool
 	// New and NewList make empty typed objects.
 	New     func() runtime.Object
 	NewList func() runtime.Object

@@ -41,6 +41,9 @@ func (h *Handler) connect(w http.ResponseWriter, r *http.Request, t target) {
 		}
 	}
 	fn := h.cfg.Connectors[ConnectorKey{t.res.GVR, t.sub}]
+	if fn == nil && (ConnectorKey{t.res.GVR, t.sub}) == evictionKey {
+		fn = h.evict
+	}
 	if fn == nil {
 		h.notFound(w, r)
 		return
@@ -70,6 +73,9 @@ func (h *Handler) connect(w http.ResponseWriter, r *http.Request, t target) {
 		h.rs.Error(w, r, err)
 		return
 	}
-	out.GetObjectKind().SetGroupVersionKind(conn.Kind)
+	// A connector answers its own kind unless it says otherwise (a Status).
+	if out.GetObjectKind().GroupVersionKind().Empty() {
+		out.GetObjectKind().SetGroupVersionKind(conn.Kind)
+	}
 	h.rs.Object(w, r, http.StatusCreated, out)
 }

@@ -89,7 +89,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, t target) {
 		h.respond(w, r, http.StatusAccepted, t.res, obj)
 		return
 	}
-	if _, isPod := obj.(*corev1.Pod); isPod {
+	if t.res.ReturnDeleted {
 		h.respond(w, r, http.StatusOK, t.res, obj)
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/endpoints/deprecation"
 	"k8s.io/client-go/applyconfigurations"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -23,6 +24,7 @@ import (
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/storage"
+	"github.com/portcullis/portcullis/internal/version"
 )
 
 // Config is what the REST handlers need.
@@ -160,6 +162,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.notFound(w, r)
 		return
 	}
+	if text := deprecationWarning(res); text != "" {
+		st.AddWarning(text)
+		st.AddAnnotation("k8s.io/deprecated", "true")
+	}
 	// Info.Name may come from a metadata.name field selector (for
 	// authorization); the addressed object is the one in the path.
 	t := target{res: res, ns: info.Namespace, sub: info.Subresource}
@@ -280,4 +286,20 @@ func (d defaulter) Default(obj runtime.Object) {
 	if d.f != nil {
 		d.f(obj)
 	}
+}
+
+// deprecationWarning is kube-apiserver's warning on every request to a
+// deprecated kind ("v1 Endpoints is deprecated in v1.33+; use
+// discovery.k8s.io/v1 EndpointSlice"), or "" for a current one.
+func deprecationWarning(res *registry.Resource) string {
+	if res.New == nil || res.Custom != nil {
+		return ""
+	}
+	obj := res.New()
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+	major, minor, _ := deprecation.MajorMinor(version.Info())
+	if !deprecation.IsDeprecated(obj, major, minor) {
+		return ""
+	}
+	return deprecation.WarningMessage(obj)
 }

@@ -207,9 +207,10 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 
 // unconditionalUpdate reports whether a PUT without a resourceVersion may
 // replace whatever is stored: not for custom resources and their
-// definitions, whose strategies forbid it in kube-apiserver.
+// definitions, nor for the resources marked ConditionalUpdate, whose
+// strategies forbid it in kube-apiserver.
 func unconditionalUpdate(res *registry.Resource) bool {
-	return res.Custom == nil && res.GVR.Group != apiextensionsv1.GroupName
+	return res.Custom == nil && res.GVR.Group != apiextensionsv1.GroupName && !res.ConditionalUpdate
 }
 
 func managerSub(sub string) string {

@@ -70,6 +70,9 @@ func (t Token) Review(ctx context.Context, obj runtime.Object, _ bool) (runtime.
 	case err != nil:
 		out.Status.Error = err.Error()
 	case !ok:
+		// kube-apiserver reviews the token as a request's bearer token,
+		// whose refusal says so.
+		out.Status.Error = authn.ErrInvalidBearerToken.Error()
 	default:
 		out.Status.Authenticated = true
 		out.Status.User = UserInfo(u)

@@ -44,7 +44,7 @@ func TestTokenReview(t *testing.T) {
 	}{
 		{"good", true, "bob", ""},
 		{"bad", false, "", "token expired"},
-		{"unknown", false, "", ""},
+		{"unknown", false, "", "invalid bearer token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.token, func(t *testing.T) {

@@ -16,7 +16,14 @@ var (
 	hashRE = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
 	// resourceVersion: "123" in YAML, and "resourceVersion":"123" in JSON text.
 	rvYAMLRE = regexp.MustCompile(`(resourceVersion: )"?\d+"?`)
-	rvJSONRE = regexp.MustCompile(`("resourceVersion": ?)"\d+"`)
+	// The JSON may be quoted inside a message (a patch's Invalid value).
+	rvJSONRE = regexp.MustCompile(`(\\?"resourceVersion\\?": ?\\?")\d+(\\?")`)
+	// rvTextRE is a resourceVersion in kube-apiserver's precondition and
+	// storage error texts.
+	rvTextRE = regexp.MustCompile(`(ResourceVersion in record \(|ResourceVersion: )\d+`)
+	// klogRE is the header of a klog line kubectl writes to stderr: when
+	// and by which process.
+	klogRE = regexp.MustCompile(`(?m)^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ `)
 	// ageRE is the AGE column of kubectl's tables (5s, 3m2s, 10d).
 	ageRE = regexp.MustCompile(`(\s)(\d+[smhd])+(\s|$)`)
 )
@@ -94,8 +101,10 @@ func text(s string, rep *strings.Replacer) string {
 	s = uidRE.ReplaceAllString(s, "<uid>")
 	s = timeRE.ReplaceAllString(s, "<time>")
 	s = hashRE.ReplaceAllString(s, "<hash>")
+	s = klogRE.ReplaceAllString(s, "${1}<klog> ")
 	s = rvYAMLRE.ReplaceAllString(s, `${1}<rv>`)
-	s = rvJSONRE.ReplaceAllString(s, `${1}"<rv>"`)
+	s = rvJSONRE.ReplaceAllString(s, `${1}<rv>${2}`)
+	s = rvTextRE.ReplaceAllString(s, `${1}<rv>`)
 	return s
 }
 
