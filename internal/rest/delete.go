@@ -16,6 +16,7 @@ import (
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
@@ -86,7 +87,15 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, t target) {
 		return
 	}
 	if !deleted {
-		h.respond(w, r, http.StatusAccepted, t.res, obj)
+		// As kube-apiserver: 200 with the object held back (by
+		// finalizers, a namespace's termination, a grace period), 202
+		// only when the client asked for cascading deletion with
+		// orphanDependents false.
+		code := http.StatusOK
+		if opts.OrphanDependents != nil && !*opts.OrphanDependents { //nolint:staticcheck // the field kube-apiserver checks
+			code = http.StatusAccepted
+		}
+		h.respond(w, r, code, t.res, obj)
 		return
 	}
 	if t.res.ReturnDeleted {
@@ -104,6 +113,13 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, t target) {
 // finalizers or a pod's grace period hold it back. deleted reports whether
 // it is gone.
 func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, name string, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	return h.deleteAdmitted(ctx, res, ns, name, name, opts)
+}
+
+// deleteAdmitted is deleteObject with the name admission sees: empty for
+// the items of a collection's deletion, as kube-apiserver's attributes of
+// a deletecollection carry none.
+func (h *Handler) deleteAdmitted(ctx context.Context, res *registry.Resource, ns, name, admitName string, opts *metav1.DeleteOptions) (runtime.Object, bool, error) {
 	key := res.Key(ns, name)
 	dryRun := len(opts.DryRun) > 0
 	for attempt := 0; ; attempt++ {
@@ -116,6 +132,11 @@ func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, 
 			return nil, false, codecError(err)
 		}
 		m, _ := meta.Accessor(cur)
+		if res.GVR.Group == "" && res.GVR.Resource == "namespaces" {
+			// kube-apiserver's namespace storage makes the uid a
+			// precondition of the deletion, which admission sees.
+			opts = namespaceDeleteOptions(opts, m.GetUID())
+		}
 		if p := opts.Preconditions; p != nil {
 			if p.UID != nil && *p.UID != m.GetUID() {
 				return nil, false, apierrors.NewConflict(res.GroupResource(), name,
@@ -127,6 +148,7 @@ func (h *Handler) deleteObject(ctx context.Context, res *registry.Resource, ns, 
 			}
 		}
 		attrs := h.attributes(ctx, res, "", admission.Delete, nil, cur, opts, dryRun)
+		attrs.Name = admitName
 		if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
 			return nil, false, err
 		}
@@ -260,7 +282,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, t tar
 	var deleted []runtime.Object
 	for _, it := range items {
 		m, _ := meta.Accessor(it)
-		out, _, err := h.deleteObject(r.Context(), t.res, m.GetNamespace(), m.GetName(), opts)
+		out, _, err := h.deleteAdmitted(r.Context(), t.res, m.GetNamespace(), m.GetName(), "", opts)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -268,8 +290,27 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, t tar
 			h.rs.Error(w, r, err)
 			return
 		}
+		if t.res.Custom == nil {
+			// Items of a built-in list carry no apiVersion and kind.
+			out.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		}
 		deleted = append(deleted, out)
 	}
 	_ = meta.SetList(list, deleted)
 	h.respond(w, r, http.StatusOK, t.res, list)
+}
+
+// namespaceDeleteOptions returns opts with uid as the precondition of a
+// namespace's deletion when it names none (a differing one fails the
+// precondition check as before).
+func namespaceDeleteOptions(opts *metav1.DeleteOptions, uid types.UID) *metav1.DeleteOptions {
+	if opts.Preconditions != nil && opts.Preconditions.UID != nil {
+		return opts
+	}
+	out := opts.DeepCopy()
+	if out.Preconditions == nil {
+		out.Preconditions = &metav1.Preconditions{}
+	}
+	out.Preconditions.UID = &uid
+	return out
 }

@@ -110,7 +110,7 @@ func TestFinalizersAndNamespaceDeletion(t *testing.T) {
 	ts.do("POST", "/api/v1/namespaces", mediaJSON, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"doomed"}}`)
 	ts.do("POST", "/api/v1/namespaces/doomed/configmaps", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","finalizers":["example.com/hold"]}}`)
 	ts.do("POST", "/api/v1/namespaces/doomed/secrets", mediaJSON, `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"}}`)
-	if r := ts.do("DELETE", "/api/v1/namespaces/doomed", "", ""); r.code != 202 || !strings.Contains(r.body, `"phase":"Terminating"`) {
+	if r := ts.do("DELETE", "/api/v1/namespaces/doomed", "", ""); r.code != 200 || !strings.Contains(r.body, `"phase":"Terminating"`) {
 		t.Fatalf("delete namespace: %d %s", r.code, r.body)
 	}
 	if r := ts.do("POST", "/api/v1/namespaces/doomed/configmaps", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"new"}}`); r.code != 403 ||
