@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
@@ -108,25 +110,79 @@ func writeWarnings(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
-	for _, text := range st.Warnings() {
-		w.Header().Add("Warning", `299 - "`+escapeWarning(text)+`"`)
+	for _, h := range warningHeaders(st.Warnings()) {
+		w.Header().Add("Warning", h)
 	}
 }
 
-// escapeWarning makes text safe inside a quoted warn-text: quotes and
-// backslashes escaped, control characters replaced, as RFC 7234 requires.
-func escapeWarning(text string) string {
-	var b strings.Builder
-	for _, r := range text {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
+// kube-apiserver's bounds on warnings: once their text exceeds
+// warningTotalRunes, every warning is cut to warningItemRunes.
+const (
+	warningTotalRunes = 4 * 1024
+	warningItemRunes  = 256
+)
+
+// warningHeaders are the Warning headers of a response's warnings (already
+// deduplicated), as kube-apiserver's warning recorder writes them: empty
+// warnings and those that are not valid UTF-8 or hold control characters
+// are dropped; when the texts together exceed warningTotalRunes, all are
+// truncated to warningItemRunes, and none is added once that truncated
+// total is reached.
+func warningHeaders(texts []string) []string {
+	var headers, seen []string
+	written, truncating := 0, false
+	for _, text := range texts {
+		if text == "" || (truncating && written >= warningTotalRunes) {
+			continue
+		}
+		seen = append(seen, text)
+		n := utf8.RuneCountInString(text)
+		if truncating && n > warningItemRunes {
+			text, n = string([]rune(text)[:warningItemRunes]), warningItemRunes
+		}
+		h, ok := warningHeader(text)
+		if !ok {
+			continue
+		}
+		if written+n <= warningTotalRunes || truncating {
+			written += n
+			headers = append(headers, h)
+			continue
+		}
+		// Over the limit: start again with every warning so far cut short.
+		truncating, written, headers = true, 0, nil
+		for _, t := range seen {
+			n := utf8.RuneCountInString(t)
+			if n > warningItemRunes {
+				t, n = string([]rune(t)[:warningItemRunes]), warningItemRunes
+			}
+			if h, ok := warningHeader(t); ok {
+				written += n
+				headers = append(headers, h)
+			}
 		}
 	}
-	return b.String()
+	return headers
+}
+
+// warningHeader is a 299 warning with text quoted (quotes and backslashes
+// escaped), or false for text that is not valid UTF-8 or holds control
+// characters, which kube-apiserver does not send.
+func warningHeader(text string) (string, bool) {
+	if !utf8.ValidString(text) {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(`299 - "`)
+	for _, r := range text {
+		if unicode.IsControl(r) {
+			return "", false
+		}
+		if r == '"' || r == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String(), true
 }
