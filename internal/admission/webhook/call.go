@@ -13,6 +13,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"sigs.k8s.io/yaml"
 
@@ -117,7 +118,14 @@ func (p *plugin) call(ctx context.Context, h *hook, a *admission.Attributes, mut
 	}
 	if st := request.StateFrom(ctx); st != nil {
 		for k, v := range resp.AuditAnnotations {
-			st.AddAnnotation(h.name+"/"+k, v)
+			key := h.name + "/" + k
+			// kube-apiserver drops (and logs) a key that is not a
+			// qualified name with exactly one "/".
+			if strings.Count(key, "/") != 1 || len(validation.IsQualifiedName(key)) > 0 {
+				p.log.Warn("dropping an invalid audit annotation of a webhook", "webhook", h.name, "key", key)
+				continue
+			}
+			st.AddAnnotation(key, v)
 		}
 		for _, w := range resp.Warnings {
 			st.AddWarning(w)
