@@ -10,9 +10,13 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/registry"
@@ -170,4 +174,78 @@ func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, t target, c
 		return
 	}
 	h.rs.Object(w, r, http.StatusOK, s)
+}
+
+// scaleReplicasFields is spec.replicas of a Scale, the one field a write
+// through /scale manages.
+var scaleReplicasFields = &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}
+
+// scaleManagedFields records a write through /scale in obj's managed
+// fields as kube-apiserver's scale storage does (managedfields.ScaleHandler):
+// the owners of the replicas are seen as owners of the Scale's
+// spec.replicas; when the write changes the replicas, manager's Update
+// entry of the scale subresource takes them from every other owner; the
+// result is mapped back onto the workload, where the replicas leave the
+// entries that lost them and the scale entry carries no time.
+func (h *Handler) scaleManagedFields(res *registry.Resource, cur, obj runtime.Object, manager string) error {
+	mappings := h.replicasPaths(res)
+	curMeta, err := meta.Accessor(cur)
+	if err != nil {
+		return err
+	}
+	objMeta, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	handler := managedfields.NewScaleHandler(curMeta.GetManagedFields(), res.GVR.GroupVersion(), mappings)
+	entries, err := handler.ToSubresource()
+	if err != nil {
+		return err
+	}
+	oldScale, err := h.toScale(res, cur)
+	if err != nil {
+		return err
+	}
+	newScale, err := h.toScale(res, obj)
+	if err != nil {
+		return err
+	}
+	if oldScale.Spec.Replicas != newScale.Spec.Replicas {
+		// Every entry of the Scale owns only its replicas: the update
+		// takes them from all.
+		entries = []metav1.ManagedFieldsEntry{{
+			Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "autoscaling/v1",
+			FieldsType: "FieldsV1", FieldsV1: scaleReplicasFields, Subresource: "scale",
+		}}
+	}
+	parent, err := handler.ToParent(entries)
+	if err != nil {
+		return err
+	}
+	objMeta.SetManagedFields(parent)
+	return nil
+}
+
+// replicasPaths maps each served version of res to the path of its
+// replicas, as kube-apiserver's scale storage is given them.
+func (h *Handler) replicasPaths(res *registry.Resource) managedfields.ResourcePathMappings {
+	gv := res.GVR.GroupVersion().String()
+	if res.Custom == nil {
+		return managedfields.ResourcePathMappings{gv: fieldpath.MakePathOrDie("spec", "replicas")}
+	}
+	out := managedfields.ResourcePathMappings{}
+	for _, v := range res.Custom.Versions {
+		r, ok := h.reg.Lookup(schema.GroupVersionResource{Group: res.GVR.Group, Version: v, Resource: res.GVR.Resource})
+		if !ok || r.Custom == nil || r.Custom.Scale == nil {
+			continue
+		}
+		var parts []any
+		for _, p := range jsonPath(r.Custom.Scale.SpecReplicasPath) {
+			parts = append(parts, p)
+		}
+		if path, err := fieldpath.MakePath(parts...); err == nil {
+			out[r.GVR.GroupVersion().String()] = path
+		}
+	}
+	return out
 }

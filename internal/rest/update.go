@@ -135,7 +135,13 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 			}
 		}
 		prepareForUpdate(res, strategySub, obj, cur)
-		if !applied {
+		switch {
+		case applied:
+		case t.sub == "scale":
+			if err := h.scaleManagedFields(res, cur, obj, opts.FieldManager); err != nil {
+				return nil, false, apierrors.NewInternalError(err)
+			}
+		default:
 			fm := h.manager(res, managerSub(t.sub))
 			obj = fm.UpdateNoErrors(cur, obj, opts.FieldManager)
 		}
