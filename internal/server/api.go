@@ -149,7 +149,7 @@ func newAPI(d apiDeps) (*api, error) {
 	}
 	admissionSet, err := plugins.New(plugins.Deps{
 		Objects: objs, Authorizer: chainAuthz, Metrics: prom, Log: d.log, ServerID: id,
-		ManifestsGate:       cfg.gate(plugins.GateManifests, false),
+		ManifestsGate:       cfg.gate(plugins.GateManifests, true), // beta, on by default in kube-apiserver 1.37
 		AudienceRestriction: cfg.gate("ServiceAccountNodeAudienceRestriction", true),
 		Storage:             storageChecks,
 	}, admission.Options{Enable: cfg.EnableAdmissionPlugins, Disable: cfg.DisableAdmissionPlugins, ConfigFile: cfg.AdmissionControlConfigFile})
@@ -167,7 +167,7 @@ func newAPI(d apiDeps) (*api, error) {
 		Authorizer: func() authorizer.UnconditionalAuthorizer { return chainAuthz },
 		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{Next: authorization.Rules} },
 	}
-	validateCreate, validateUpdate := plugins.ValidateWithExpressions(validation.Create, validation.Update)
+	validateCreate, validateUpdate := plugins.ValidateWithExpressions(validation.Create, validation.Update, cfg.gate(plugins.GateManifests, true))
 	restHandler, err := rest.New(rest.Config{
 		Objects:    objs,
 		Admission:  admissionSet.Chain,

@@ -1,13 +1,16 @@
 package validation
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 
+	"github.com/portcullis/portcullis/internal/admission/policy/celenv"
 	celbase "github.com/portcullis/portcullis/internal/cel"
 )
 
@@ -16,6 +19,30 @@ const maxAuditAnnotations = 20
 // policyOptions carries the leniency of an update.
 type policyOptions struct {
 	skipMatchConditions bool
+	// stored are the expressions of the object being updated, compiled
+	// with every library this release knows (new ones only with what the
+	// previous minor release knows).
+	stored map[string]bool
+}
+
+func (o policyOptions) mode(expr string) celbase.EnvType {
+	if o.stored[expr] {
+		return celbase.StoredExpressions
+	}
+	return celbase.NewExpressions
+}
+
+// appendCELError adds a compile error as kube-apiserver reports it on the
+// field holding expr.
+func appendCELError(errs field.ErrorList, p *field.Path, expr string, err error) field.ErrorList {
+	if err == nil {
+		return errs
+	}
+	var cerr *apiservercel.Error
+	if !errors.As(err, &cerr) {
+		return append(errs, field.InternalError(p, err))
+	}
+	return append(errs, celFieldError(p, expr, cerr))
 }
 
 func validateValidatingAdmissionPolicy(pol *admissionv1.ValidatingAdmissionPolicy, opts policyOptions) field.ErrorList {
@@ -122,12 +149,23 @@ func validateMutatingAdmissionPolicy(pol *admissionv1.MutatingAdmissionPolicy, o
 	if !opts.skipMatchConditions {
 		errs = append(errs, validateMatchConditions(spec.MatchConditions, spec.ParamKind != nil, nil, p.Child("matchConditions"))...)
 	}
-	errs = append(errs, validateVariables(spec.Variables, p.Child("variables"))...)
+	// As kube-apiserver, variables and mutations are compiled with the
+	// structural checks of each, variables first so that mutations see them.
+	hasParams := spec.ParamKind != nil
+	c := celenv.NewValidationCompiler(hasParams)
+	for i, v := range spec.Variables {
+		vp := p.Child("variables").Index(i)
+		errs = append(errs, validateVariable(&v, vp)...)
+		if strings.TrimSpace(v.Expression) != "" {
+			e := c.AddVariable(opts.mode(v.Expression), celenv.Variable{Name: v.Name, Expression: v.Expression})
+			errs = appendCELError(errs, vp.Child("expression"), v.Expression, e.Err())
+		}
+	}
 	if len(spec.Mutations) == 0 {
 		errs = append(errs, field.Required(p.Child("mutations"), "mutations must contain at least one item"))
 	}
 	for i := range spec.Mutations {
-		errs = append(errs, validateMutation(&spec.Mutations[i], p.Child("mutations").Index(i))...)
+		errs = append(errs, validateMutation(&spec.Mutations[i], p.Child("mutations").Index(i), c, hasParams, opts)...)
 	}
 	if spec.ReinvocationPolicy == "" {
 		errs = append(errs, field.Required(p.Child("reinvocationPolicy"), ""))
@@ -137,17 +175,23 @@ func validateMutatingAdmissionPolicy(pol *admissionv1.MutatingAdmissionPolicy, o
 	return errs
 }
 
-// validateMutation checks that patchType names the one member that is set.
-func validateMutation(m *admissionv1.Mutation, p *field.Path) field.ErrorList {
+// validateMutation checks that patchType names the one member that is set,
+// and compiles its expression: an Object for ApplyConfiguration, a list of
+// JSONPatch for JSONPatch.
+func validateMutation(m *admissionv1.Mutation, p *field.Path, c *celenv.Compiler, hasParams bool, opts policyOptions) field.ErrorList {
 	var errs field.ErrorList
+	decls := celenv.Decls{Params: hasParams, Authorizer: true, Patch: true}
 	switch m.PatchType {
 	case "":
 		errs = append(errs, field.Required(p.Child("patchType"), ""))
 	case admissionv1.PatchTypeJSONPatch:
 		if m.JSONPatch == nil {
 			errs = append(errs, field.Required(p.Child("jsonPatch"), "must be specified when patchType is JSONPatch"))
-		} else if strings.TrimSpace(m.JSONPatch.Expression) == "" {
+		} else if expr := strings.TrimSpace(m.JSONPatch.Expression); expr == "" {
 			errs = append(errs, field.Required(p.Child("jsonPatch", "expression"), ""))
+		} else {
+			e := c.CompileIn(opts.mode(m.JSONPatch.Expression), expr, decls, celenv.JSONPatchListType)
+			errs = appendCELError(errs, p.Child("jsonPatch", "expression"), expr, e.Err())
 		}
 		if m.ApplyConfiguration != nil {
 			errs = append(errs, field.Invalid(p.Child("applyConfiguration"), "{applyConfiguration}", "must not be specified when patchType is JSONPatch"))
@@ -155,8 +199,11 @@ func validateMutation(m *admissionv1.Mutation, p *field.Path) field.ErrorList {
 	case admissionv1.PatchTypeApplyConfiguration:
 		if m.ApplyConfiguration == nil {
 			errs = append(errs, field.Required(p.Child("applyConfiguration"), "must be specified when patchType is ApplyConfiguration"))
-		} else if strings.TrimSpace(m.ApplyConfiguration.Expression) == "" {
+		} else if expr := strings.TrimSpace(m.ApplyConfiguration.Expression); expr == "" {
 			errs = append(errs, field.Required(p.Child("applyConfiguration", "expression"), ""))
+		} else {
+			e := c.CompileIn(opts.mode(m.ApplyConfiguration.Expression), expr, decls, celenv.ApplyConfigurationType)
+			errs = appendCELError(errs, p.Child("applyConfiguration", "expression"), expr, e.Err())
 		}
 		if m.JSONPatch != nil {
 			errs = append(errs, field.Invalid(p.Child("jsonPatch"), "{jsonPatch}", "must not be specified when patchType is ApplyConfiguration"))
@@ -274,7 +321,19 @@ func validateValidatingAdmissionPolicyUpdate(pol, old *admissionv1.ValidatingAdm
 }
 
 func validateMutatingAdmissionPolicyUpdate(pol, old *admissionv1.MutatingAdmissionPolicy) field.ErrorList {
-	opts := policyOptions{skipMatchConditions: policyMatchConditionsUnchanged(pol.Spec.ParamKind, old.Spec.ParamKind, pol.Spec.MatchConditions, old.Spec.MatchConditions)}
+	opts := policyOptions{skipMatchConditions: policyMatchConditionsUnchanged(pol.Spec.ParamKind, old.Spec.ParamKind, pol.Spec.MatchConditions, old.Spec.MatchConditions),
+		stored: map[string]bool{}}
+	for _, v := range old.Spec.Variables {
+		opts.stored[v.Expression] = true
+	}
+	for _, m := range old.Spec.Mutations {
+		if m.ApplyConfiguration != nil {
+			opts.stored[m.ApplyConfiguration.Expression] = true
+		}
+		if m.JSONPatch != nil {
+			opts.stored[m.JSONPatch.Expression] = true
+		}
+	}
 	errs := validateMutatingAdmissionPolicy(pol, opts)
 	return append(errs, validateMetaUpdate(&pol.ObjectMeta, &old.ObjectMeta)...)
 }

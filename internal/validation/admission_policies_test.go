@@ -178,8 +178,15 @@ func TestMutatingAdmissionPolicyCreate(t *testing.T) {
 	}{
 		{"valid", func(*admissionv1.MutatingAdmissionPolicy) {}, nil},
 		{"json patch", func(p *admissionv1.MutatingAdmissionPolicy) {
-			p.Spec.Mutations = []admissionv1.Mutation{{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: "[]"}}}
+			p.Spec.Mutations = []admissionv1.Mutation{{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: `[JSONPatch{op: "add", path: "/metadata/labels", value: {}}]`}}}
 		}, nil},
+		// Messages recorded from kube-apiserver v1.37.2 (map-policies validation-errors).
+		{"json patch of no type", func(p *admissionv1.MutatingAdmissionPolicy) {
+			p.Spec.Mutations = []admissionv1.Mutation{{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: "[]"}}}
+		}, []string{`spec.mutations[0].jsonPatch.expression: Invalid value: "[]": must evaluate to list(JSONPatch) but got list(dyn)`}},
+		{"apply configuration not an Object", func(p *admissionv1.MutatingAdmissionPolicy) {
+			p.Spec.Mutations[0].ApplyConfiguration.Expression = "{'a': 'b'}"
+		}, []string{`spec.mutations[0].applyConfiguration.expression: Invalid value: "{'a': 'b'}": must evaluate to Object but got map(string, string)`}},
 		{"no mutations", func(p *admissionv1.MutatingAdmissionPolicy) { p.Spec.Mutations = nil },
 			[]string{`spec.mutations: Required value: mutations must contain at least one item`}},
 		{"no patch type", func(p *admissionv1.MutatingAdmissionPolicy) { p.Spec.Mutations[0].PatchType = "" },

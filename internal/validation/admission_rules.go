@@ -305,16 +305,21 @@ func validateParamKind(k *admissionv1.ParamKind, p *field.Path) field.ErrorList 
 // them is the CEL layer's job.
 func validateVariables(vars []admissionv1.Variable, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for i, v := range vars {
-		vp := p.Index(i)
-		if strings.TrimSpace(v.Name) == "" {
-			errs = append(errs, field.Required(vp.Child("name"), "name is not specified"))
-		} else if !isCELIdentifier(v.Name) {
-			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, "must be a valid CEL identifier"))
-		}
-		if strings.TrimSpace(v.Expression) == "" {
-			errs = append(errs, field.Required(vp.Child("expression"), "expression is not specified"))
-		}
+	for i := range vars {
+		errs = append(errs, validateVariable(&vars[i], p.Index(i))...)
+	}
+	return errs
+}
+
+func validateVariable(v *admissionv1.Variable, vp *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if strings.TrimSpace(v.Name) == "" {
+		errs = append(errs, field.Required(vp.Child("name"), "name is not specified"))
+	} else if !isCELIdentifier(v.Name) {
+		errs = append(errs, field.Invalid(vp.Child("name"), v.Name, "must be a valid CEL identifier"))
+	}
+	if strings.TrimSpace(v.Expression) == "" {
+		errs = append(errs, field.Required(vp.Child("expression"), "expression is not specified"))
 	}
 	return errs
 }

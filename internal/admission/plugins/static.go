@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -99,33 +99,58 @@ func (m staticFirstMutator) Admit(ctx context.Context, a *admission.Attributes) 
 	return m.api.Admit(ctx, a)
 }
 
-// staticSuffixCheck keeps the .static.k8s.io name suffix for manifests:
-// with the gate on, API-created admission configurations may not use it;
-// with it off they may, with a warning.
+// reservedMessage is kube-apiserver's word on the .static.k8s.io suffix.
+var reservedMessage = fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", manifest.Suffix)
+
+// reservedName is the error of an admission configuration created through
+// the API with a name only static manifests may have.
+func reservedName(obj runtime.Object) field.ErrorList {
+	m, err := meta.Accessor(obj)
+	if err != nil || !isAdmissionConfiguration(obj) || !strings.HasSuffix(m.GetName(), manifest.Suffix) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), m.GetName(), reservedMessage)}
+}
+
+func isAdmissionConfiguration(obj runtime.Object) bool {
+	switch obj.(type) {
+	case *admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding,
+		*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding,
+		*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration:
+		return true
+	}
+	return false
+}
+
+// staticSuffixCheck warns, with the gate off, about API-created admission
+// configurations named like static manifests (with it on, validation
+// refuses them: reservedName).
 func staticSuffixCheck(gate bool) admission.Validator {
 	return admission.ValidatorFunc(func(ctx context.Context, a *admission.Attributes) error {
-		if a.Operation != admission.Create || a.Kind.Group != admissionregistrationv1.GroupName || !strings.HasSuffix(a.Name, manifest.Suffix) {
+		if gate || a.Operation != admission.Create || a.Kind.Group != admissionregistrationv1.GroupName || !strings.HasSuffix(a.Name, manifest.Suffix) {
 			return nil
 		}
-		msg := fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", manifest.Suffix)
-		if !gate {
-			if st := request.StateFrom(ctx); st != nil {
-				st.AddWarning(fmt.Sprintf("metadata.name: %s; this object would be refused with the %s feature gate enabled", msg, GateManifests))
-			}
-			return nil
+		if st := request.StateFrom(ctx); st != nil {
+			st.AddWarning(fmt.Sprintf("metadata.name: %s; this object would be refused with the %s feature gate enabled", reservedMessage, GateManifests))
 		}
-		return apierrors.NewInvalid(a.Kind.GroupKind(), a.Name, field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), a.Name, msg)})
+		return nil
 	})
 }
 
 // ValidateWithExpressions adds the compilation of admission policies' CEL
 // expressions to object validation, as kube-apiserver rejects a policy
-// whose expressions do not compile.
-func ValidateWithExpressions(create func(runtime.Object) field.ErrorList, update func(obj, old runtime.Object) field.ErrorList) (func(runtime.Object) field.ErrorList, func(obj, old runtime.Object) field.ErrorList) {
+// whose expressions do not compile; with reserveStatic (the
+// ManifestBasedAdmissionControlConfig gate) it also refuses to create
+// admission configurations named like static manifests, after every other
+// error, as kube-apiserver's strategies do.
+func ValidateWithExpressions(create func(runtime.Object) field.ErrorList, update func(obj, old runtime.Object) field.ErrorList, reserveStatic bool) (func(runtime.Object) field.ErrorList, func(obj, old runtime.Object) field.ErrorList) {
 	return func(obj runtime.Object) field.ErrorList {
 			errs := create(obj)
 			if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && len(errs) == 0 {
 				errs = append(errs, policy.ValidateExpressions(p, nil)...)
+			}
+			if reserveStatic {
+				errs = append(errs, reservedName(obj)...)
 			}
 			return errs
 		}, func(obj, old runtime.Object) field.ErrorList {
