@@ -140,15 +140,27 @@ func Filter(next http.Handler, az Authorizer, out ErrorWriter) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		st.AddAnnotation("authorization.k8s.io/decision", "forbid")
-		st.AddAnnotation("authorization.k8s.io/reason", reason)
 		if err != nil {
-			// kube-apiserver answers an authorizer that failed to decide with 500.
-			out.Error(w, r, apierrors.NewInternalError(err))
+			// kube-apiserver answers an authorizer that failed to decide
+			// with a plain-text 500 naming the request URI, and records
+			// only the reason "internal error".
+			st.AddAnnotation("authorization.k8s.io/reason", "internal error")
+			InternalError(w, r, err)
 			return
 		}
+		st.AddAnnotation("authorization.k8s.io/decision", "forbid")
+		st.AddAnnotation("authorization.k8s.io/reason", reason)
 		out.Error(w, r, Forbidden(attrs, reason))
 	})
+}
+
+// sanitizer escapes what kube-apiserver escapes in plain-text errors.
+var sanitizer = strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;")
+
+// InternalError writes kube-apiserver's plain-text 500 of a filter that
+// failed (responsewriters.InternalError): not a Status object.
+func InternalError(w http.ResponseWriter, r *http.Request, err error) {
+	http.Error(w, sanitizer.Replace(fmt.Sprintf("Internal Server Error: %q: %v", r.RequestURI, err)), http.StatusInternalServerError)
 }
 
 // Full adapts an Authorizer to authorizer.Authorizer for libraries that

@@ -126,8 +126,17 @@ func TestFilter(t *testing.T) {
 	if reached || !apierrors.IsForbidden(out.err) || !strings.Contains(out.err.Error(), `User "bob" cannot list resource "pods"`) {
 		t.Errorf("bob: reached=%v err=%v", reached, out.err)
 	}
-	serve(h, httptest.NewRequest("GET", "/api/v1/namespaces/default/pods", nil), &user.DefaultInfo{Name: "broken"})
-	if !apierrors.IsInternalError(out.err) {
-		t.Errorf("authorizer error: %v", out.err)
+	// An authorizer's error is kube-apiserver's plain-text 500, with only
+	// the reason "internal error" audited.
+	out.err = nil
+	r := httptest.NewRequest("GET", "/api/v1/namespaces/default/pods?limit=1", nil)
+	rec := httptest.NewRecorder()
+	bst := &request.State{Info: request.Parse(r), User: &user.DefaultInfo{Name: "broken"}}
+	h.ServeHTTP(rec, r.WithContext(request.WithState(r.Context(), bst)))
+	if want := "Internal Server Error: \"/api/v1/namespaces/default/pods?limit=1\": webhook down\n"; rec.Code != http.StatusInternalServerError || rec.Body.String() != want || out.err != nil {
+		t.Errorf("authorizer error: %d %q %v", rec.Code, rec.Body.String(), out.err)
+	}
+	if diff := cmp.Diff(map[string]string{"authorization.k8s.io/reason": "internal error"}, bst.Annotations()); diff != "" {
+		t.Error(diff)
 	}
 }

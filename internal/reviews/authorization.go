@@ -9,6 +9,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -26,9 +27,11 @@ type Access struct {
 }
 
 var (
-	sarKind  = authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview").GroupKind()
-	lsarKind = authorizationv1.SchemeGroupVersion.WithKind("LocalSubjectAccessReview").GroupKind()
-	ssarKind = authorizationv1.SchemeGroupVersion.WithKind("SelfSubjectAccessReview").GroupKind()
+	// kube-apiserver names the kind of the decoded review, whose TypeMeta
+	// is empty by then: its refusals say `.authorization.k8s.io "" is invalid`.
+	sarKind  = schema.GroupKind{Group: authorizationv1.GroupName}
+	lsarKind = schema.GroupKind{Group: authorizationv1.GroupName}
+	ssarKind = schema.GroupKind{Group: authorizationv1.GroupName}
 )
 
 // SubjectAccessReview answers for the user named in the spec.
@@ -141,8 +144,16 @@ func specUser(s authorizationv1.SubjectAccessReviewSpec) user.Info {
 
 func specAttributes(s authorizationv1.SubjectAccessReviewSpec, u user.Info) authorizer.AttributesRecord {
 	if ra := s.ResourceAttributes; ra != nil {
-		return authorizer.AttributesRecord{User: u, Verb: ra.Verb, Namespace: ra.Namespace, APIGroup: ra.Group, APIVersion: ra.Version,
+		// An empty version is every version, as kube-apiserver reads it
+		// (authorizers and webhooks see "*").
+		version := ra.Version
+		if version == "" {
+			version = "*"
+		}
+		a := authorizer.AttributesRecord{User: u, Verb: ra.Verb, Namespace: ra.Namespace, APIGroup: ra.Group, APIVersion: version,
 			Resource: ra.Resource, Subresource: ra.Subresource, Name: ra.Name, ResourceRequest: true}
+		withSelectors(&a, ra)
+		return a
 	}
 	nra := s.NonResourceAttributes
 	return authorizer.AttributesRecord{User: u, Verb: nra.Verb, Path: nra.Path}

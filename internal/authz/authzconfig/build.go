@@ -61,8 +61,8 @@ func build(cfg *Config, deps Deps, m *metrics) (*chain, error) {
 	for i, a := range cfg.authorizers {
 		l := link{
 			name:    a.Name,
-			allowed: m.decisions.WithLabelValues(a.Type, a.Name, "allowed"),
-			denied:  m.decisions.WithLabelValues(a.Type, a.Name, "denied"),
+			allowed: lazyCounter{m.decisions, []string{a.Type, a.Name, "allowed"}},
+			denied:  lazyCounter{m.decisions, []string{a.Type, a.Name, "denied"}},
 		}
 		switch a.Type {
 		case TypeAlwaysAllow:

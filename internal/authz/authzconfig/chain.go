@@ -19,8 +19,20 @@ type link struct {
 	rules authorizer.RuleResolver // nil: contributes no rules
 	// allowed and denied count its decisions; nil for the system:masters
 	// rule, which kube-apiserver does not count either.
-	allowed, denied prometheus.Counter
+	allowed, denied incrementer
 }
+
+type incrementer interface{ Inc() }
+
+// lazyCounter is a series of a counter vector created on its first
+// increment: kube-apiserver exposes no zero series for decisions an
+// authorizer never made.
+type lazyCounter struct {
+	vec    *prometheus.CounterVec
+	labels []string
+}
+
+func (c lazyCounter) Inc() { c.vec.WithLabelValues(c.labels...).Inc() }
 
 // chain asks its links in order until one allows or denies. It is
 // immutable and safe for concurrent use.

@@ -83,7 +83,7 @@ func TestTooManyMatchConditions(t *testing.T) {
 				}
 				return
 			}
-			want := "authorizers[0].webhook.matchConditions: Too many: 65: must have at most 64 items"
+			want := "authorizers[0].matchConditions: Too many: 65: must have at most 64 items"
 			if err == nil || err.Error() != want || !errors.Is(err, ErrInvalid) {
 				t.Fatalf("err = %v, want %q", err, want)
 			}

@@ -79,7 +79,7 @@ func validate(c *apiserverv1.AuthorizationConfiguration) ([]*webhook.Matcher, fi
 			errs = append(errs, field.Required(p.Child("webhook"), "required when type=Webhook"))
 			continue
 		}
-		m, werrs := validateWebhook(a.Webhook, p.Child("webhook"))
+		m, werrs := validateWebhook(a.Webhook, p) // kube-apiserver words these paths without ".webhook"
 		errs = append(errs, werrs...)
 		matchers[i] = m
 	}

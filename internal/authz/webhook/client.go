@@ -15,11 +15,14 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 
 	"github.com/portcullis/portcullis/internal/tracing"
 )
@@ -90,18 +93,41 @@ func newClient(kubeconfig, version string) (*client, error) {
 	}, nil
 }
 
-// statusError is a non-2xx answer.
+// statusError is a non-2xx answer, worded as kube-apiserver's webhook
+// client (client-go's rest.Result) words it.
 type statusError struct {
 	code       int
 	retryAfter bool
-	body       string
+	msg        string
 }
 
-func (e *statusError) Error() string {
-	if e.body == "" {
-		return fmt.Sprintf("webhook answered HTTP %d", e.code)
+func (e *statusError) Error() string { return e.msg }
+
+// maxUnstructuredBodyBytes is how much of a plain-text error answer
+// client-go quotes.
+const maxUnstructuredBodyBytes = 2048
+
+// newStatusError words a non-2xx answer as client-go does: a Status
+// object the webhook sent (status Failure) speaks for itself; otherwise
+// the generic text of the HTTP code, quoting a text/* body.
+func newStatusError(resp *http.Response, data []byte) *statusError {
+	e := &statusError{code: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After") != ""}
+	var st metav1.Status
+	if json.Unmarshal(data, &st) == nil && st.Status == metav1.StatusFailure {
+		e.msg = apierrors.FromObject(&st).Error()
+		return e
 	}
-	return fmt.Sprintf("webhook answered HTTP %d: %s", e.code, e.body)
+	message := "unknown"
+	if ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";"); strings.HasPrefix(strings.TrimSpace(strings.ToLower(ct)), "text/") {
+		body := data
+		if len(body) > maxUnstructuredBodyBytes {
+			body = body[:maxUnstructuredBodyBytes]
+		}
+		message = strings.TrimSpace(string(body))
+	}
+	retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	e.msg = apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodPost, schema.GroupResource{}, "", message, retryAfter, true).Error()
+	return e
 }
 
 // review sends the spec once and returns the answer's status.
@@ -130,11 +156,7 @@ func (c *client) review(ctx context.Context, spec *authorizationv1.SubjectAccess
 		return none, fmt.Errorf("%w: reading response: %w", ErrRequest, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return none, fmt.Errorf("%w: %w", ErrRequest, &statusError{
-			code:       resp.StatusCode,
-			retryAfter: resp.Header.Get("Retry-After") != "",
-			body:       quote(data),
-		})
+		return none, mark(ErrRequest, newStatusError(resp, data))
 	}
 	if len(data) > maxResponseBytes {
 		return none, fmt.Errorf("%w: larger than %d bytes", ErrResponse, maxResponseBytes)
@@ -178,6 +200,9 @@ func decodeResponse(data []byte) (authorizationv1.SubjectAccessReviewStatus, err
 	var none authorizationv1.SubjectAccessReviewStatus
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
+		if err := interpretKind(data); err != nil {
+			return none, mark(ErrResponse, err)
+		}
 		return none, fmt.Errorf("%w: not a JSON object: %s", ErrResponse, quote(data))
 	}
 	var r reviewResponse
@@ -196,6 +221,26 @@ func decodeResponse(data []byte) (authorizationv1.SubjectAccessReviewStatus, err
 		}
 	}
 	return r.Status, nil
+}
+
+// interpretKind is the first step of kube-apiserver's decoding of an
+// answer (its YAML-capable JSON serializer reading apiVersion and kind),
+// for its error texts: "couldn't get version/kind; json parse error: ...".
+func interpretKind(data []byte) error {
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return err
+	}
+	findKind := struct {
+		// +optional
+		APIVersion string `json:"apiVersion,omitempty"`
+		// +optional
+		Kind string `json:"kind,omitempty"`
+	}{}
+	if err := json.Unmarshal(j, &findKind); err != nil {
+		return fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
+	}
+	return nil
 }
 
 // quote is a short, printable excerpt of a body for error messages.

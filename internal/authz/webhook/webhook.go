@@ -198,7 +198,9 @@ func (w *Authorizer) call(ctx context.Context, spec *authorizationv1.SubjectAcce
 	if w.onError == authorizer.DecisionNoOpinion && ctx.Err() == nil {
 		w.metrics.failedOpen(w.name, result)
 	}
-	return st, fmt.Errorf("webhook %q: %w", w.name, err)
+	// The error is the client's, unwrapped, as kube-apiserver reports it
+	// (in a 500 when no later authorizer allows).
+	return st, err
 }
 
 // resultLabel classifies an attempt as kube-apiserver's metrics do.
