@@ -74,9 +74,19 @@ func (o *Objects) DecodeContext(ctx context.Context, res *registry.Resource, kv 
 	if res.Custom != nil {
 		return decodeCustom(ctx, res, kv)
 	}
-	obj := res.New()
+	stored := res
+	if res.StoredAs != nil {
+		stored = res.StoredAs.Resource
+	}
+	obj := stored.New()
 	if _, _, err := o.proto.Decode(kv.Value, nil, obj); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", kv.Key, err)
+	}
+	if res.StoredAs != nil {
+		var err error
+		if obj, err = res.StoredAs.FromStored(obj); err != nil {
+			return nil, fmt.Errorf("decoding %s: %w", kv.Key, err)
+		}
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
@@ -126,6 +136,12 @@ func (o *Objects) EncodeContext(ctx context.Context, res *registry.Resource, obj
 	m.SetResourceVersion("")
 	defer m.SetResourceVersion(rv)
 	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
+	if res.StoredAs != nil {
+		if obj, err = res.StoredAs.ToStored(obj); err != nil {
+			return nil, fmt.Errorf("encoding %s: %w", res.GVR.Resource, err)
+		}
+		obj.GetObjectKind().SetGroupVersionKind(res.StoredAs.Resource.GVK())
+	}
 	var buf bytes.Buffer
 	if err := o.proto.Encode(obj, &buf); err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", res.GVR.Resource, err)

@@ -32,7 +32,7 @@ func Builtin() []*Resource {
 	adm := func(res string) schema.GroupVersionResource { return gvr("admissionregistration.k8s.io", "v1", res) }
 	storage := func(res string) schema.GroupVersionResource { return gvr("storage.k8s.io", "v1", res) }
 	all := []string{"all"}
-	return []*Resource{
+	resources := []*Resource{
 		{GVR: core("namespaces"), ReturnDeleted: true, Kind: "Namespace", ShortNames: []string{"ns"}, Status: true,
 			New: func() runtime.Object { return &corev1.Namespace{} }, NewList: func() runtime.Object { return &corev1.NamespaceList{} },
 			Fields: func(o runtime.Object) fields.Set {
@@ -151,6 +151,12 @@ func Builtin() []*Resource {
 		{GVR: gvr("events.k8s.io", "v1", "events"), Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
 			New: func() runtime.Object { return &eventsv1.Event{} }, NewList: func() runtime.Object { return &eventsv1.EventList{} }},
 	}
+	byGVR := map[schema.GroupVersionResource]*Resource{}
+	for _, r := range resources {
+		byGVR[r.GVR] = r
+	}
+	byGVR[gvr("events.k8s.io", "v1", "events")].StoredAs = eventsAsCore(byGVR[core("events")])
+	return resources
 }
 
 func podFields(o runtime.Object) fields.Set {

@@ -56,6 +56,9 @@ type Resource struct {
 	// Virtual resources are not stored: a create is answered by a
 	// function of the request (reviews such as TokenReview).
 	Virtual bool
+	// StoredAs is set when the objects are another resource's (events.k8s.io
+	// Events are core Events).
+	StoredAs *StoredAs
 	// Custom is set for the resources of CustomResourceDefinitions.
 	Custom *Custom
 }
@@ -74,7 +77,23 @@ func (r *Resource) GVK() schema.GroupVersionKind {
 }
 
 // GroupResource returns e.g. deployments.apps, as error messages name it.
-func (r *Resource) GroupResource() schema.GroupResource { return r.GVR.GroupResource() }
+// GroupKind is the kind errors name: a resource stored as another is
+// validated as that one's kind, as in kube-apiserver.
+func (r *Resource) GroupKind() schema.GroupKind {
+	if r.StoredAs != nil {
+		return r.StoredAs.Resource.GVK().GroupKind()
+	}
+	return r.GVK().GroupKind()
+}
+
+// A resource stored as another is named as that one, as kube-apiserver's
+// shared storage names it.
+func (r *Resource) GroupResource() schema.GroupResource {
+	if r.StoredAs != nil {
+		return r.StoredAs.Resource.GroupResource()
+	}
+	return r.GVR.GroupResource()
+}
 
 // DefaultVerbs are the verbs of every resource unless it overrides them.
 var DefaultVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
@@ -91,6 +110,9 @@ func (r *Resource) AllVerbs() []string {
 // "/": /registry/<group>/<resource>/ (core resources have no group segment,
 // as in kube-apiserver's etcd layout).
 func (r *Resource) KeyPrefix() string {
+	if r.StoredAs != nil {
+		return r.StoredAs.Resource.KeyPrefix()
+	}
 	if r.GVR.Group == "" {
 		return "/registry/" + r.GVR.Resource + "/"
 	}

@@ -85,13 +85,13 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 		attrs.Name = m.GetName() // validating admission sees it
 	}
 	if m.GetName() == "" {
-		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), "", field.ErrorList{
+		return nil, apierrors.NewInvalid(res.GroupKind(), "", field.ErrorList{
 			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
 	}
 	prepareForCreate(res, obj, h.cfg.Now())
 	settleAdmitted(res, obj)
 	if errs := h.validateCreate(ctx, res, obj); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(res.GVK().GroupKind(), m.GetName(), errs)
+		return nil, apierrors.NewInvalid(res.GroupKind(), m.GetName(), errs)
 	}
 	if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
 		return nil, err

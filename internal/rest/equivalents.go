@@ -16,10 +16,10 @@ import (
 // scaleKind is the kind of every /scale subresource.
 var scaleKind = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 
-// equivalents are the served versions of a custom resource, which share
-// one storage: matchPolicy Equivalent matches a request on one of them as
-// any other. Built-in resources are served in one version each, so they
-// have none.
+// equivalents are the resources served from one storage: the served
+// versions of a custom resource, and built-in resources stored as another
+// (core and events.k8s.io Events). matchPolicy Equivalent matches a
+// request on one of them as any other.
 type equivalents struct{ reg *registry.Registry }
 
 var _ admission.Equivalents = equivalents{}
@@ -29,7 +29,10 @@ var _ admission.Equivalents = equivalents{}
 // registers them.
 func (e equivalents) For(gvr schema.GroupVersionResource, sub string) []admission.Equivalent {
 	res, ok := e.reg.Lookup(gvr)
-	if !ok || res.Custom == nil || len(res.Custom.Versions) < 2 {
+	if ok && res.Custom == nil {
+		return e.sharedStorage(res, sub)
+	}
+	if !ok || len(res.Custom.Versions) < 2 {
 		return nil
 	}
 	out := make([]admission.Equivalent, 0, len(res.Custom.Versions))
@@ -52,10 +55,30 @@ func (e equivalents) For(gvr schema.GroupVersionResource, sub string) []admissio
 	return out
 }
 
-// Convert implements admission.Equivalents with the CRD's conversion.
+// sharedStorage lists the built-in resources kept under res's keys, in
+// registration order (the stored one first), when there are several.
+func (e equivalents) sharedStorage(res *registry.Resource, sub string) []admission.Equivalent {
+	var out []admission.Equivalent
+	for _, r := range e.reg.Builtin() {
+		if r.Virtual || r.KeyPrefix() != res.KeyPrefix() || (sub == "status" && !r.Status) || (sub != "" && sub != "status") {
+			continue
+		}
+		out = append(out, admission.Equivalent{Resource: r.GVR, Kind: r.GVK()})
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// Convert implements admission.Equivalents with the CRD's conversion, or
+// for built-in kinds through the one they are stored as.
 func (e equivalents) Convert(ctx context.Context, obj runtime.Object, kind schema.GroupVersionKind) (runtime.Object, error) {
 	if obj.GetObjectKind().GroupVersionKind() == kind {
 		return obj, nil
+	}
+	if from, ok := e.reg.ForKind(obj.GetObjectKind().GroupVersionKind()); ok && from.Custom == nil {
+		return e.convertBuiltin(obj, from, kind)
 	}
 	u, ok := obj.(*unstructured.Unstructured)
 	res, found := e.reg.ForKind(kind)
@@ -66,5 +89,26 @@ func (e equivalents) Convert(ctx context.Context, obj runtime.Object, kind schem
 	if err := res.Custom.Convert(ctx, out, kind.Version); err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+func (e equivalents) convertBuiltin(obj runtime.Object, from *registry.Resource, kind schema.GroupVersionKind) (runtime.Object, error) {
+	to, ok := e.reg.ForKind(kind)
+	if !ok || to.Custom != nil || to.KeyPrefix() != from.KeyPrefix() {
+		return nil, fmt.Errorf("unable to convert %v to %v", obj.GetObjectKind().GroupVersionKind(), kind)
+	}
+	out := obj.DeepCopyObject()
+	var err error
+	if from.StoredAs != nil {
+		if out, err = from.StoredAs.ToStored(out); err != nil {
+			return nil, err
+		}
+	}
+	if to.StoredAs != nil {
+		if out, err = to.StoredAs.FromStored(out); err != nil {
+			return nil, err
+		}
+	}
+	out.GetObjectKind().SetGroupVersionKind(kind)
 	return out, nil
 }

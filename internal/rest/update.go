@@ -156,7 +156,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		settleAdmitted(res, obj)
 		m, _ = meta.Accessor(obj)
 		if errs := h.validateUpdate(ctx, res, strategySub, obj, cur); len(errs) > 0 {
-			return nil, false, apierrors.NewInvalid(res.GVK().GroupKind(), t.name, errs)
+			return nil, false, apierrors.NewInvalid(res.GroupKind(), t.name, errs)
 		}
 		if t.sub == "scale" {
 			// Validating admission judges the Scales of the updated and

@@ -18,7 +18,7 @@ func newEncryption(cfg Config, reg *registry.Registry, store storage.Store, prom
 	}
 	var resources []encryption.Resource
 	for _, r := range reg.All() {
-		if r.Virtual {
+		if r.Virtual || r.StoredAs != nil {
 			continue
 		}
 		resources = append(resources, encryption.Resource{KeyPrefix: r.KeyPrefix(), GroupResource: r.GroupResource()})

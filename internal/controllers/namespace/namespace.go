@@ -110,7 +110,7 @@ var errContentRemains = errors.New("namespace still has content")
 func (c *Controller) finalize(ctx context.Context, name string) error {
 	remaining := 0
 	for _, res := range c.objs.Registry().All() {
-		if !res.Namespaced || res.Virtual {
+		if !res.Namespaced || res.Virtual || res.StoredAs != nil {
 			continue
 		}
 		objs, err := c.objs.List(ctx, res.GVR, name, nil)
