@@ -146,7 +146,9 @@ func staticSuffixCheck(gate bool) admission.Validator {
 func ValidateWithExpressions(create func(runtime.Object) field.ErrorList, update func(obj, old runtime.Object) field.ErrorList, reserveStatic bool) (func(runtime.Object) field.ErrorList, func(obj, old runtime.Object) field.ErrorList) {
 	return func(obj runtime.Object) field.ErrorList {
 			errs := create(obj)
-			if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && len(errs) == 0 {
+			// kube-apiserver compiles the expressions of a policy whose
+			// other fields are invalid too.
+			if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok {
 				errs = append(errs, policy.ValidateExpressions(p, nil)...)
 			}
 			if reserveStatic {
