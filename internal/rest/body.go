@@ -10,8 +10,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/portcullis/portcullis/internal/audit"
 	"github.com/portcullis/portcullis/internal/registry"
@@ -70,7 +73,7 @@ func (h *Handler) decodeBody(r *http.Request, res *registry.Resource, body []byt
 	}
 	if err != nil {
 		if strict == "Strict" {
-			return nil, apierrors.NewBadRequest(err.Error())
+			return nil, decodeError(res.Kind, got, err, body)
 		}
 		if st := request.StateFrom(r.Context()); st != nil {
 			for _, e := range strictErrors(err) {
@@ -167,25 +170,34 @@ type writeOptions struct {
 func parseWriteOptions(r *http.Request, apply bool) (writeOptions, runtime.Object, error) {
 	q := r.URL.Query()
 	var o writeOptions
-	for _, d := range q["dryRun"] {
-		if d != metav1.DryRunAll {
-			return o, nil, apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q; supported values: %q", d, metav1.DryRunAll))
-		}
-		o.DryRun = true
-	}
+	o.DryRun = len(q["dryRun"]) > 0
 	o.FieldManager = q.Get("fieldManager")
 	o.FieldValidation = q.Get("fieldValidation")
+	var force *bool
 	if f := q.Get("force"); f != "" {
-		if !apply {
-			return o, nil, apierrors.NewBadRequest("force is only valid for apply patches")
-		}
 		o.Force = f == "true"
+		force = &o.Force
 	}
-	if len(o.FieldManager) > 128 {
-		return o, nil, apierrors.NewBadRequest(fmt.Sprintf("fieldManager: Too long: may not be more than 128 bytes"))
+	// kube-apiserver validates the options of each verb before the body:
+	// 422 naming CreateOptions, UpdateOptions or PatchOptions.
+	var errs field.ErrorList
+	kind := "CreateOptions"
+	switch r.Method {
+	case http.MethodPost:
+		errs = metavalidation.ValidateCreateOptions(&metav1.CreateOptions{DryRun: q["dryRun"], FieldManager: o.FieldManager, FieldValidation: o.FieldValidation})
+	case http.MethodPut:
+		kind = "UpdateOptions"
+		errs = metavalidation.ValidateUpdateOptions(&metav1.UpdateOptions{DryRun: q["dryRun"], FieldManager: o.FieldManager, FieldValidation: o.FieldValidation})
+	default:
+		kind = "PatchOptions"
+		ptype := types.MergePatchType
+		if apply {
+			ptype = types.ApplyPatchType
+		}
+		errs = metavalidation.ValidatePatchOptions(&metav1.PatchOptions{DryRun: q["dryRun"], Force: force, FieldManager: o.FieldManager, FieldValidation: o.FieldValidation}, ptype)
 	}
-	if apply && o.FieldManager == "" {
-		return o, nil, apierrors.NewBadRequest("PATCH requests with apply content type must have a fieldManager")
+	if len(errs) > 0 {
+		return o, nil, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: kind}, "", errs)
 	}
 	// Admission sees the options as the client sent them, before the
 	// field manager defaults to the user agent.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -20,7 +21,7 @@ type ConnectorKey struct {
 
 // ConnectorFunc answers a POST to a connector subresource of the object
 // namespace/name with the decoded body.
-type ConnectorFunc func(ctx context.Context, namespace, name string, body runtime.Object, dryRun bool) (runtime.Object, error)
+type ConnectorFunc func(ctx context.Context, namespace, name string, body runtime.Object, options *metav1.CreateOptions) (runtime.Object, error)
 
 // connectorName returns sub when res has a connector of that name, and
 // something no subresource equals otherwise.
@@ -48,7 +49,7 @@ func (h *Handler) connect(w http.ResponseWriter, r *http.Request, t target) {
 		h.notFound(w, r)
 		return
 	}
-	opts, _, err := parseWriteOptions(r, false)
+	opts, options, err := parseWriteOptions(r, false)
 	if err != nil {
 		h.rs.Error(w, r, err)
 		return
@@ -68,7 +69,17 @@ func (h *Handler) connect(w http.ResponseWriter, r *http.Request, t target) {
 		h.rs.Error(w, r, apierrors.NewBadRequest(fmt.Sprintf("error decoding %s: %v", conn.Kind.Kind, err)))
 		return
 	}
-	out, err := fn(r.Context(), t.ns, t.name, in, opts.DryRun)
+	// As kube-apiserver's create handler: the field manager records the
+	// body as the client's (an Update of the subresource), then the
+	// connector admits it with the request's CreateOptions.
+	if fm := h.managers[managerKey{t.res.GVR, t.sub}]; fm != nil {
+		in = fm.UpdateNoErrors(conn.New(), in, opts.FieldManager)
+	}
+	co, _ := options.(*metav1.CreateOptions)
+	if co == nil {
+		co = &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"}}
+	}
+	out, err := fn(r.Context(), t.ns, t.name, in, co)
 	if err != nil {
 		h.rs.Error(w, r, err)
 		return

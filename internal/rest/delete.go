@@ -45,19 +45,7 @@ func (h *Handler) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) 
 	if err := h.c.params.DecodeParameters(r.URL.Query(), metav1.Unversioned, opts); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	for _, d := range opts.DryRun {
-		if d != metav1.DryRunAll {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q; supported values: %q", d, metav1.DryRunAll))
-		}
-	}
-	if opts.PropagationPolicy != nil {
-		switch *opts.PropagationPolicy {
-		case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
-		default:
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\"", *opts.PropagationPolicy))
-		}
-	}
-	if errs := metavalidation.ValidateIgnoreStoreReadError(field.NewPath("ignoreStoreReadErrorWithClusterBreakingPotential"), opts); len(errs) > 0 {
+	if errs := metavalidation.ValidateDeleteOptions(opts); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(deleteOptionsKind, "", errs)
 	}
 	if opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds < 0 {
@@ -138,13 +126,26 @@ func (h *Handler) deleteAdmitted(ctx context.Context, res *registry.Resource, ns
 			opts = namespaceDeleteOptions(opts, m.GetUID())
 		}
 		if p := opts.Preconditions; p != nil {
+			if res.GVR.Group == "" && res.GVR.Resource == "namespaces" {
+				// kube-apiserver's namespace storage checks them itself.
+				if p.UID != nil && *p.UID != m.GetUID() {
+					return nil, false, apierrors.NewConflict(res.GroupResource(), name,
+						fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, m.GetUID()))
+				}
+				if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
+					return nil, false, apierrors.NewConflict(res.GroupResource(), name,
+						fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, m.GetResourceVersion()))
+				}
+			}
+			// kube-apiserver's BeforeDelete names the kind, not the resource.
+			kind := schema.GroupResource{Group: res.GVR.Group, Resource: res.Kind}
 			if p.UID != nil && *p.UID != m.GetUID() {
-				return nil, false, apierrors.NewConflict(res.GroupResource(), name,
-					fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, m.GetUID()))
+				return nil, false, apierrors.NewConflict(kind, name,
+					fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *p.UID, m.GetUID()))
 			}
 			if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
-				return nil, false, apierrors.NewConflict(res.GroupResource(), name,
-					fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, m.GetResourceVersion()))
+				return nil, false, apierrors.NewConflict(kind, name,
+					fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *p.ResourceVersion, m.GetResourceVersion()))
 			}
 		}
 		attrs := h.attributes(ctx, res, "", admission.Delete, nil, cur, opts, dryRun)

@@ -26,7 +26,7 @@ var evictionKind = policyv1.SchemeGroupVersion.WithKind("Eviction")
 // serves no PodDisruptionBudgets): the Eviction is admitted as a create of
 // pods/eviction (NodeRestriction lets a node evict only its own pods), and
 // the pod is deleted with the Eviction's deleteOptions.
-func (h *Handler) evict(ctx context.Context, ns, name string, body runtime.Object, dryRun bool) (runtime.Object, error) {
+func (h *Handler) evict(ctx context.Context, ns, name string, body runtime.Object, options *metav1.CreateOptions) (runtime.Object, error) {
 	e, ok := body.(*policyv1.Eviction)
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a Eviction object: %T", body))
@@ -42,14 +42,14 @@ func (h *Handler) evict(ctx context.Context, ns, name string, body runtime.Objec
 		return nil, apierrors.NewInvalid(evictionKind.GroupKind(), name, field.ErrorList{
 			field.Invalid(field.NewPath("deleteOptions").Child("ignoreStoreReadErrorWithClusterBreakingPotential"), true, "can not be set for pod eviction, try after removing the option")})
 	}
-	if dryRun {
+	if len(options.DryRun) > 0 {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
 	res, ok := h.reg.Lookup(evictionKey.Resource)
 	if !ok {
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, name)
 	}
-	attrs := h.attributes(ctx, res, "eviction", admission.Create, e, nil, &metav1.CreateOptions{DryRun: opts.DryRun}, len(opts.DryRun) > 0)
+	attrs := h.attributes(ctx, res, "eviction", admission.Create, e, nil, options, len(opts.DryRun) > 0)
 	attrs.Kind, attrs.RequestKind = evictionKind, evictionKind
 	attrs.Name, attrs.Namespace = name, ns
 	if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -134,6 +135,17 @@ func New(cfg Config) (*Handler, error) {
 			}
 			h.managers[managerKey{res.GVR, sub}] = fm
 		}
+		// A connector's body (a TokenRequest, an Eviction) is a create of
+		// its subresource, whose managed fields admission sees; its kinds
+		// are not in the apply schema, so their fields are deduced.
+		for _, c := range res.Connectors {
+			fm, err := managedfields.NewDefaultFieldManager(managedfields.NewDeducedTypeConverter(), scheme, defaulter{cfg.Default}, scheme,
+				c.Kind, c.Kind.GroupVersion(), c.Name, nil)
+			if err != nil {
+				return nil, err
+			}
+			h.managers[managerKey{res.GVR, c.Name}] = fm
+		}
 	}
 	return h, nil
 }
@@ -157,7 +169,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info := st.Info
+	if !strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/apis/") {
+		// kube-apiserver parses //api/v1/... as the resource request it
+		// authorizes, but no route serves it: its mux answers in plain text.
+		http.NotFound(w, r)
+		return
+	}
 	res, ok := h.reg.Lookup(schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource})
+	if !ok && !h.servesGroup(info.APIPrefix, info.APIGroup) {
+		// Nor does any route serve a group it does not have.
+		http.NotFound(w, r)
+		return
+	}
 	if !ok || len(info.Parts) > 3 {
 		h.notFound(w, r)
 		return
@@ -259,10 +282,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	// As kube-apiserver's router misses a route: empty (not absent) details.
 	err := apierrors.NewNotFound(schema.GroupResource{}, "")
 	err.ErrStatus.Message = "the server could not find the requested resource"
-	err.ErrStatus.Details = nil
 	h.rs.Error(w, r, err)
+}
+
+// servesGroup says whether any served resource is in the API group (the
+// core group under /api).
+func (h *Handler) servesGroup(prefix, group string) bool {
+	if prefix == "api" {
+		return group == ""
+	}
+	for _, res := range h.reg.All() {
+		if res.GVR.Group == group && group != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // notSupported answers a subresource kube-apiserver has and this server

@@ -13,12 +13,13 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metainternal "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalvalidation "k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
@@ -62,6 +63,11 @@ func (h *Handler) parseSelection(res *registry.Resource, opts *metav1.ListOption
 				continue
 			}
 			if _, ok := known[req.Field]; !ok {
+				if res.Fields == nil {
+					// kube-apiserver's DefaultMetaV1FieldSelectorConversion,
+					// for kinds with no field labels of their own.
+					return sel, apierrors.NewBadRequest(fmt.Sprintf("%q is not a known field selector: only %q, %q", req.Field, "metadata.name", "metadata.namespace"))
+				}
 				return sel, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
 			}
 		}
@@ -167,10 +173,13 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, t target) {
 		h.rs.Error(w, r, err)
 		return
 	}
-	if opts.SendInitialEvents != nil {
-		// Only a watch sends initial events.
-		h.rs.Error(w, r, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", field.ErrorList{
-			field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list")}))
+	// kube-apiserver's validation of a list's options (only a watch sends
+	// initial events; resourceVersionMatch needs a resourceVersion).
+	if errs := metainternalvalidation.ValidateListOptions(&metainternal.ListOptions{
+		ResourceVersion: opts.ResourceVersion, ResourceVersionMatch: opts.ResourceVersionMatch,
+		Continue: opts.Continue, SendInitialEvents: opts.SendInitialEvents,
+	}, true); len(errs) > 0 {
+		h.rs.Error(w, r, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs))
 		return
 	}
 	list, err := h.listObjects(r.Context(), t.res, t.ns, opts)
@@ -206,7 +215,7 @@ func (h *Handler) listObjects(ctx context.Context, res *registry.Resource, ns st
 		}
 		readRev, startKey, err = decodeContinue(opts.Continue, prefix)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
 		}
 	case opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact:
 		if rv == 0 {

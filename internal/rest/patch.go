@@ -13,11 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/portcullis/portcullis/internal/registry"
+	"github.com/portcullis/portcullis/internal/request"
 )
 
 func (h *Handler) patch(w http.ResponseWriter, r *http.Request, t target) {
@@ -28,8 +30,8 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, t target) {
 	switch ptype {
 	case mediaJSONPatch, mediaMergePatch, mediaSMPatch, mediaApplyYAML:
 	default:
-		h.rs.Error(w, r, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", t.res.GroupResource(), t.name,
-			fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyYAML, mediaSMPatch), 0, false))
+		// kube-apiserver's router has no PATCH route consuming the type.
+		h.rs.Error(w, r, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "", "415: Unsupported Media Type", 0, false))
 		return
 	}
 	if ptype == mediaSMPatch && t.res.Custom != nil {
@@ -71,11 +73,23 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, t target) {
 			if err != nil {
 				return nil, apierrors.NewInternalError(err)
 			}
+			if ptype == mediaMergePatch && opts.FieldValidation != "Ignore" && json.Valid(body) {
+				// kube-apiserver reads a merge patch as an object first.
+				var v map[string]interface{}
+				if err := json.Unmarshal(body, &v); err != nil {
+					return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+				}
+			}
 			patched, err := applyPatch(ptype, curJSON, body, t.res.New())
 			if err != nil {
 				return nil, err
 			}
-			obj, err := h.decodeBody(withContentType(r, mediaJSON), t.res, patched, opts.FieldValidation)
+			var obj runtime.Object
+			if t.res.Custom != nil {
+				obj, err = h.decodeBody(withContentType(r, mediaJSON), t.res, patched, opts.FieldValidation)
+			} else {
+				obj, err = h.decodePatched(r, t.res, ptype, body, patched, opts.FieldValidation)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -129,6 +143,9 @@ func applyPatch(ptype string, doc, patch []byte, schema runtime.Object) ([]byte,
 		}
 		out, err = jsonpatch.MergePatch(doc, patch)
 	case mediaSMPatch:
+		if !json.Valid(patch) {
+			return nil, apierrors.NewBadRequest("invalid JSON patch")
+		}
 		var pm map[string]interface{}
 		if derr := json.Unmarshal(patch, &pm); derr != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", derr))
@@ -152,6 +169,9 @@ func (h *Handler) applier(t target, body []byte, opts writeOptions) (updateFunc,
 	if err := patchObj.UnmarshalJSON(js); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
 	}
+	if gvk := patchObj.GroupVersionKind(); gvk.GroupVersion() == t.res.GVK().GroupVersion() && gvk.Kind != t.res.Kind {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid object type: %v", gvk))
+	}
 	if gvk := patchObj.GroupVersionKind(); gvk != t.res.GVK() {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion(), t.res.GVR.GroupVersion()))
 	}
@@ -166,7 +186,14 @@ func (h *Handler) applier(t target, body []byte, opts writeOptions) (updateFunc,
 		if cur == nil {
 			cur = newNamed(t.res, t.ns, t.name)
 		}
-		return fm.Apply(cur, patchObj.DeepCopy(), opts.FieldManager, opts.Force)
+		obj, err := fm.Apply(cur, patchObj.DeepCopy(), opts.FieldManager, opts.Force)
+		var status apierrors.APIStatus
+		if err != nil && !errors.As(err, &status) {
+			// kube-apiserver answers the field manager's own errors (a
+			// value of the wrong type) as a bare 500 with their text.
+			return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
+		}
+		return obj, err
 	}, nil
 }
 
@@ -185,4 +212,54 @@ func withContentType(r *http.Request, ct string) *http.Request {
 	r2 := r.Clone(r.Context())
 	r2.Header.Set("Content-Type", ct)
 	return r2
+}
+
+// decodePatched decodes a patched built-in object as kube-apiserver's
+// patchers do: a JSON or merge patch result that does not decode is 422
+// naming the patched JSON, a strategic merge result 422 naming the patch
+// (as Go prints the map); unknown fields fail, warn or pass by the
+// fieldValidation directive, and a strict failure is 422 the same way.
+func (h *Handler) decodePatched(r *http.Request, res *registry.Resource, ptype string, patch, patched []byte, validation string) (runtime.Object, error) {
+	strict, err := parseFieldValidation(validation)
+	if err != nil {
+		return nil, err
+	}
+	invalid := func(err error) error {
+		value := string(patched)
+		if ptype == mediaSMPatch {
+			var pm map[string]interface{}
+			_ = json.Unmarshal(patch, &pm)
+			value = fmt.Sprintf("%+v", pm)
+		}
+		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), value, err.Error())})
+	}
+	dec, err := h.c.decoderFor(mediaJSON, strict != "Ignore")
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	gvk := res.GVK()
+	obj, _, err := dec.Decode(patched, &gvk, res.New())
+	if err != nil && !runtime.IsStrictDecodingError(err) {
+		if ptype == mediaSMPatch {
+			// kube-apiserver converts the patched map, not JSON.
+			var m map[string]interface{}
+			if json.Unmarshal(patched, &m) == nil {
+				if cerr := runtime.DefaultUnstructuredConverter.FromUnstructured(m, res.New()); cerr != nil {
+					return nil, invalid(cerr)
+				}
+			}
+		}
+		return nil, invalid(err)
+	}
+	if err != nil {
+		if strict == "Strict" {
+			return nil, invalid(err)
+		}
+		if st := request.StateFrom(r.Context()); st != nil {
+			for _, e := range strictErrors(err) {
+				st.AddWarning(e)
+			}
+		}
+	}
+	return obj, nil
 }

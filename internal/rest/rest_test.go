@@ -126,8 +126,8 @@ func TestVerbs(t *testing.T) {
 		{"json patch malformed", "PATCH", cm + "/a", mediaJSONPatch, `[bad`, 400, `"message":"invalid JSON patch"`},
 		{"merge patch malformed", "PATCH", cm + "/a", mediaMergePatch, `{bad`, 400, `"message":"invalid JSON patch"`},
 		{"strategic patch", "PATCH", cm + "/a", mediaSMPatch, `{"data":{"s":"3"}}`, 200, `"s":"3"`},
-		{"bad patch type", "PATCH", cm + "/a", "text/plain", `x`, 415, "unknown format"},
-		{"apply needs manager", "PATCH", cm + "/b", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n", 400, "fieldManager"},
+		{"bad patch type", "PATCH", cm + "/a", "text/plain", `x`, 415, "415: Unsupported Media Type"},
+		{"apply needs manager", "PATCH", cm + "/b", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n", 422, "fieldManager: Required value: is required for apply patch"},
 		{"apply creates", "PATCH", cm + "/b?fieldManager=me", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: one\n", 201, `"manager":"me"`},
 		{"apply conflict", "PATCH", cm + "/b?fieldManager=you", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: two\n", 409, "conflict"},
 		{"apply force", "PATCH", cm + "/b?fieldManager=you&force=true", mediaApplyYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: two\n", 200, `"x":"two"`},
@@ -141,7 +141,7 @@ func TestVerbs(t *testing.T) {
 		{"put of another uid", "PUT", cm + "/a", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","uid":"00000000-0000-0000-0000-000000000002"}}`, 409, `Operation cannot be fulfilled on configmaps \"a\": StorageError: invalid object, Code: 4, Key: /registry/configmaps/default/a, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: 00000000-0000-0000-0000-000000000002, UID in object meta: `},
 		{"list with initial events", "GET", cm + "?sendInitialEvents=true", "", "", 422, `ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`},
 		{"dry run create of an existing name", "POST", cm + "?dryRun=All", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`, 409, `configmaps \"a\" already exists`},
-		{"bad dry run", "POST", cm + "?dryRun=Yes", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}`, 400, "dryRun"},
+		{"bad dry run", "POST", cm + "?dryRun=Yes", mediaJSON, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}`, 422, "dryRun: Unsupported value"},
 		{"delete", "DELETE", cm + "/yml1", "", "", 200, `"status":"Success"`},
 		{"delete missing", "DELETE", cm + "/yml1", "", "", 404, "not found"},
 		{"unknown resource", "GET", "/api/v1/widgets", "", "", 404, "could not find the requested resource"},
@@ -156,7 +156,7 @@ func TestVerbs(t *testing.T) {
 			422, `rules[0].verbs: Required value`},
 		{"virtual create", "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", mediaJSON, `{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`, 201, `"kind":"SelfSubjectReview"`},
 		{"virtual get", "GET", "/apis/authentication.k8s.io/v1/selfsubjectreviews", "", "", 405, "MethodNotAllowed"},
-		{"bad field selector", "GET", cm + "?fieldSelector=spec.foo%3Dbar", "", "", 400, "field label not supported: spec.foo"},
+		{"bad field selector", "GET", cm + "?fieldSelector=spec.foo%3Dbar", "", "", 400, `\"spec.foo\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"`},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -36,24 +37,29 @@ func (p *Plugin) checkAudience(ctx context.Context, a *admission.Attributes, tr 
 	default:
 		return forbidden(a, errors.New("node may only request 0 or 1 audiences"))
 	}
-	named, lookupErr := p.podNamesAudience(ctx, pod, audience)
-	if named || p.audienceGranted(ctx, a, audience) {
+	named, err := p.podNamesAudience(ctx, pod, audience)
+	if err != nil {
+		return forbidden(a, fmt.Errorf("error validating audience %q: %w", audience, err))
+	}
+	if named {
 		return nil
 	}
-	if lookupErr != nil {
-		// The audience might have been named through what could not be
-		// read; say so rather than that it is not named.
-		return forbidden(a, fmt.Errorf("error validating audience %q: %w", audience, lookupErr))
+	granted, err := p.audienceGranted(ctx, a, audience)
+	if granted {
+		return nil
 	}
-	return forbidden(a, fmt.Errorf("audience %q not found in pod spec volume, %s is not authorized to request tokens for this audience", audience, a.UserInfo.GetName()))
+	if err != nil {
+		return forbidden(a, fmt.Errorf("error authorizing %s to request tokens for audience %q: %w", a.UserInfo.GetName(), audience, err))
+	}
+	return forbidden(a, fmt.Errorf("%s is not authorized to request tokens for audience %q", a.UserInfo.GetName(), audience))
 }
 
 // audienceGranted asks the authorizer for AudienceVerb on the audience.
-func (p *Plugin) audienceGranted(ctx context.Context, a *admission.Attributes, audience string) bool {
+func (p *Plugin) audienceGranted(ctx context.Context, a *admission.Attributes, audience string) (bool, error) {
 	if isNil(p.opts.Authorizer) {
-		return false
+		return false, nil
 	}
-	d, _, _ := p.opts.Authorizer.Authorize(ctx, authorizer.AttributesRecord{
+	d, _, err := p.opts.Authorizer.Authorize(ctx, authorizer.AttributesRecord{
 		User:            a.UserInfo,
 		Verb:            AudienceVerb,
 		Namespace:       a.Namespace,
@@ -63,21 +69,15 @@ func (p *Plugin) audienceGranted(ctx context.Context, a *admission.Attributes, a
 		Name:            a.Name,
 		ResourceRequest: true,
 	})
-	return d == authorizer.DecisionAllow
+	return d == authorizer.DecisionAllow, err
 }
 
 // podNamesAudience reports whether a volume of the pod names the audience.
 // A volume whose claim, persistent volume or CSI driver cannot be read is
-// skipped, and the first such error returned with a false answer: another
-// volume may still name the audience.
+// skipped; when no other volume names the audience, the errors are
+// returned together, as kube-apiserver's plugin aggregates them.
 func (p *Plugin) podNamesAudience(ctx context.Context, pod *corev1.Pod, audience string) (bool, error) {
-	var firstErr error
-	note := func(err error) {
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	checked := map[string]bool{}
+	var errs []error
 	for i := range pod.Spec.Volumes {
 		v := &pod.Spec.Volumes[i]
 		if v.Projected != nil {
@@ -89,23 +89,22 @@ func (p *Plugin) podNamesAudience(ctx context.Context, pod *corev1.Pod, audience
 		}
 		driver, err := p.volumeDriver(ctx, pod, v)
 		if err != nil {
-			note(err)
+			errs = append(errs, err)
 			continue
 		}
-		if driver == "" || checked[driver] {
+		if driver == "" {
 			continue
 		}
-		checked[driver] = true
 		d, err := p.csiDriver(ctx, driver)
 		if err != nil {
-			note(err)
+			errs = append(errs, err)
 			continue
 		}
 		if slices.ContainsFunc(d.Spec.TokenRequests, func(r storagev1.TokenRequest) bool { return r.Audience == audience }) {
 			return true, nil
 		}
 	}
-	return false, firstErr
+	return false, utilerrors.NewAggregate(errs)
 }
 
 // volumeDriver is the CSI driver that serves a pod volume: inline, through
@@ -128,9 +127,6 @@ func (p *Plugin) volumeDriver(ctx context.Context, pod *corev1.Pod, v *corev1.Vo
 	claim, err := p.claim(ctx, pod.Namespace, claimName)
 	if err != nil {
 		return "", err
-	}
-	if claim.Spec.VolumeName == "" {
-		return "", nil
 	}
 	pv, err := p.volume(ctx, claim.Spec.VolumeName)
 	if err != nil {

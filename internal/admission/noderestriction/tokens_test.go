@@ -121,7 +121,7 @@ func TestTokenAudience(t *testing.T) {
 	}
 	const prefix = `serviceaccounts "sa" is forbidden: `
 	notNamed := func(audience string) string {
-		return prefix + `audience "` + audience + `" not found in pod spec volume, system:node:n1 is not authorized to request tokens for this audience`
+		return prefix + `system:node:n1 is not authorized to request tokens for audience "` + audience + `"`
 	}
 	runAdmit(t, p, []admitCase{
 		{name: "API server audience through the kube-api-access volume", a: token("api-access")},
@@ -140,7 +140,8 @@ func TestTokenAudience(t *testing.T) {
 			want: prefix + `error validating audience "storage": persistentvolumeclaim "gone" not found`},
 		{name: "volume missing", a: token("missing-volume", "storage"),
 			want: prefix + `error validating audience "storage": persistentvolume "pv-gone" not found`},
-		{name: "claim not bound yet", a: token("unbound-claim", "storage"), want: notNamed("storage")},
+		// kube-apiserver looks up the claim's volume even when it is unbound.
+		{name: "claim not bound yet", a: token("unbound-claim", "storage"), want: prefix + `error validating audience "storage": persistentvolume "" not found`},
 		{name: "claim missing, another volume names the audience", a: token("missing-claim-and-csi", "vault")},
 		{name: "ephemeral volume", a: token("ephemeral", "storage")},
 		{name: "ephemeral volume without the audience", a: token("ephemeral", "vault"), want: notNamed("vault")},
@@ -159,9 +160,11 @@ func TestTokenAudienceAuthorizer(t *testing.T) {
 	const prefix = `serviceaccounts "sa" is forbidden: `
 	runAdmit(t, p, []admitCase{
 		{name: "granted audience", a: token("nothing", "registry")},
-		{name: "granted despite a lookup error", a: token("missing-driver", "vault")},
+		// A lookup error refuses before the authorizer is asked.
+		{name: "refused on a lookup error despite a grant", a: token("missing-driver", "vault"),
+			want: prefix + `error validating audience "vault": csidriver.storage.k8s.io "gone.csi.example.com" not found`},
 		{name: "audience not granted", a: token("nothing", "other"),
-			want: prefix + `audience "other" not found in pod spec volume, system:node:n1 is not authorized to request tokens for this audience`},
+			want: prefix + `system:node:n1 is not authorized to request tokens for audience "other"`},
 		{name: "lookup error shown when not granted", a: token("missing-claim", "storage"),
 			want: prefix + `error validating audience "storage": persistentvolumeclaim "gone" not found`},
 	})

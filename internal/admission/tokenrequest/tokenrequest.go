@@ -7,6 +7,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -35,7 +36,7 @@ var (
 
 // Create answers a TokenRequest for the service account ns/name; its
 // signature is the REST layer's ConnectorFunc.
-func (h *Handler) Create(ctx context.Context, ns, name string, body runtime.Object, _ bool) (runtime.Object, error) {
+func (h *Handler) Create(ctx context.Context, ns, name string, body runtime.Object, options *metav1.CreateOptions) (runtime.Object, error) {
 	tr, ok := body.(*authenticationv1.TokenRequest)
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a TokenRequest: %T", body))
@@ -45,6 +46,10 @@ func (h *Handler) Create(ctx context.Context, ns, name string, body runtime.Obje
 		a := &admission.Attributes{
 			Kind: kind, RequestKind: kind, Resource: resource, RequestResource: resource,
 			Subresource: "token", RequestSubResource: "token", Name: name, Namespace: ns, Operation: admission.Create, Object: tr,
+			Options: options,
+		}
+		if options != nil {
+			a.DryRun = len(options.DryRun) > 0
 		}
 		if st != nil {
 			a.UserInfo = st.User

@@ -59,7 +59,7 @@ func TestCreate(t *testing.T) {
 	}
 
 	st := &request.State{User: &user.DefaultInfo{Name: "alice"}}
-	out, err := h.Create(request.WithState(ctx, st), "ns", "sa", &authenticationv1.TokenRequest{}, false)
+	out, err := h.Create(request.WithState(ctx, st), "ns", "sa", &authenticationv1.TokenRequest{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +80,13 @@ func TestCreate(t *testing.T) {
 	}
 
 	denied := &request.State{User: &user.DefaultInfo{Name: "mallory"}}
-	if _, err := h.Create(request.WithState(ctx, denied), "ns", "sa", &authenticationv1.TokenRequest{}, false); !apierrors.IsForbidden(err) {
+	if _, err := h.Create(request.WithState(ctx, denied), "ns", "sa", &authenticationv1.TokenRequest{}, nil); !apierrors.IsForbidden(err) {
 		t.Errorf("denied request: %v, want Forbidden", err)
 	}
 	if len(denied.Annotations()) != 0 {
 		t.Errorf("a denied request recorded %v", denied.Annotations())
 	}
-	if _, err := h.Create(ctx, "ns", "sa", &corev1.Pod{}, false); !apierrors.IsBadRequest(err) {
+	if _, err := h.Create(ctx, "ns", "sa", &corev1.Pod{}, nil); !apierrors.IsBadRequest(err) {
 		t.Errorf("a body that is not a TokenRequest: %v, want BadRequest", err)
 	}
 	if _, err := New(requests, nil); err == nil {
