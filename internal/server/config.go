@@ -54,7 +54,7 @@ type Config struct {
 	// was given, which --authorization-config excludes.
 	AuthorizationFlagsSet bool
 	// FeatureGates are --feature-gates: ManifestBasedAdmissionControlConfig
-	// (alpha, off) and ServiceAccountNodeAudienceRestriction (on).
+	// (beta, on) and ServiceAccountNodeAudienceRestriction (on).
 	FeatureGates map[string]bool
 	// EncryptionProviderConfig and EncryptionProviderConfigAutomaticReload
 	// configure encryption at rest, with kube-apiserver's flags.
