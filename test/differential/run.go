@@ -75,6 +75,9 @@ func (r *runner) run(name string, steps []Step) Result {
 		if out == nil {
 			continue
 		}
+		if gen := generateNameOf(st.Body); gen != "" {
+			collectGeneratedText(out, gen, r.generated)
+		}
 		res = append(res, normalize(out, r.pairs(), r.generated))
 	}
 	return res
@@ -322,7 +325,10 @@ func (r *runner) metrics(names []string, until string) any {
 		}
 		for _, l := range lines {
 			if strings.Contains(l, until) {
-				return map[string]any{"metrics": names, "series": lines}
+				// A scrape is not atomic across metrics: one taken while a
+				// reload records its outcome may show its counter and not
+				// yet its time (or the other way round). The next shows both.
+				return map[string]any{"metrics": names, "series": r.series(names)}
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
