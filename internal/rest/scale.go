@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -137,6 +138,7 @@ func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, t target, c
 		if scale.Name != "" && scale.Name != t.name {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", scale.Name, t.name))
 		}
+		h.scaleAdmissionFields(t.res, cur, curScale, scale, opts.FieldManager)
 		attrs := h.attributes(ctx, t.res, "scale", admission.Update, scale, curScale, options, opts.DryRun)
 		attrs.Name, attrs.Namespace = t.name, t.ns
 		if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
@@ -210,14 +212,7 @@ func (h *Handler) scaleManagedFields(res *registry.Resource, cur, obj runtime.Ob
 	if err != nil {
 		return err
 	}
-	if oldScale.Spec.Replicas != newScale.Spec.Replicas {
-		// Every entry of the Scale owns only its replicas: the update
-		// takes them from all.
-		entries = []metav1.ManagedFieldsEntry{{
-			Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "autoscaling/v1",
-			FieldsType: "FieldsV1", FieldsV1: scaleReplicasFields, Subresource: "scale",
-		}}
-	}
+	entries = scaleEntriesAfter(entries, oldScale.Spec.Replicas != newScale.Spec.Replicas, manager, nil)
 	parent, err := handler.ToParent(entries)
 	if err != nil {
 		return err
@@ -248,4 +243,35 @@ func (h *Handler) replicasPaths(res *registry.Resource) managedfields.ResourcePa
 		}
 	}
 	return out
+}
+
+// scaleEntriesAfter are the managed fields of a Scale after manager's
+// write, given those before (every entry of a Scale owns only its
+// replicas): when the write changes the replicas, it takes them from all.
+func scaleEntriesAfter(before []metav1.ManagedFieldsEntry, changed bool, manager string, at *metav1.Time) []metav1.ManagedFieldsEntry {
+	if !changed {
+		return before
+	}
+	return []metav1.ManagedFieldsEntry{{
+		Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "autoscaling/v1", Time: at,
+		FieldsType: "FieldsV1", FieldsV1: scaleReplicasFields, Subresource: "scale",
+	}}
+}
+
+// scaleAdmissionFields gives the Scales mutating admission sees their
+// managed fields, as kube-apiserver's scale handler does: the stored one
+// those of the workload's replicas owners, the written one those after
+// the write.
+func (h *Handler) scaleAdmissionFields(res *registry.Resource, cur runtime.Object, curScale, scale *autoscalingv1.Scale, manager string) {
+	m, err := meta.Accessor(cur)
+	if err != nil {
+		return
+	}
+	before, err := managedfields.NewScaleHandler(m.GetManagedFields(), res.GVR.GroupVersion(), h.replicasPaths(res)).ToSubresource()
+	if err != nil {
+		return
+	}
+	now := metav1.NewTime(h.cfg.Now().Truncate(time.Second))
+	curScale.ManagedFields = before
+	scale.ManagedFields = scaleEntriesAfter(before, curScale.Spec.Replicas != scale.Spec.Replicas, manager, &now)
 }
