@@ -48,6 +48,10 @@ type Options struct {
 	MaxTokenSize int
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// Observe, if set, is told how long each token this authenticator
+	// recognised (its issuer's) took to verify and whether it was
+	// accepted: kube-apiserver's jwt_authenticator_latency_seconds.
+	Observe func(issuer string, success bool, d time.Duration)
 	// Logger receives start-up and refresh failures. Tokens and claims are
 	// never logged. Default slog.Default().
 	Logger *slog.Logger

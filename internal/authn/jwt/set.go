@@ -58,7 +58,15 @@ func (s *Set) AuthenticateToken(ctx context.Context, token string) (user.Info, b
 	if a == nil {
 		return nil, false, nil
 	}
-	return a.AuthenticateToken(ctx, token)
+	if a.opts.Observe == nil {
+		return a.AuthenticateToken(ctx, token)
+	}
+	start := a.opts.Now()
+	u, ok, err := a.AuthenticateToken(ctx, token)
+	if ok || err != nil {
+		a.opts.Observe(a.c.issuer, err == nil, a.opts.Now().Sub(start))
+	}
+	return u, ok, err
 }
 
 // Run runs every member's Run until ctx is cancelled.
