@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // webhookFixture is an HTTPS server on 127.0.0.1 that answers admission
@@ -59,6 +60,18 @@ func (f *webhookFixture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if c.When.matches(review) {
 			rule = c
 			break
+		}
+	}
+	if rule.Delay != "" {
+		d, err := time.ParseDuration(rule.Delay)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
 		}
 	}
 	if rule.Code != 0 {

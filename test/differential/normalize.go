@@ -28,6 +28,14 @@ var (
 	ageRE = regexp.MustCompile(`(\s)(\d+[smhd])+(\s|$)`)
 )
 
+// clientTimeout: a client-go request with a timeout has two timers (its
+// context's and http.Client.Timeout) and Go's HTTP client words their
+// firing three ways, depending on which goroutine notices first; all
+// become the plainest.
+var clientTimeout = strings.NewReplacer(
+	"net/http: request canceled (Client.Timeout exceeded while awaiting headers)", "context deadline exceeded",
+	"context deadline exceeded (Client.Timeout exceeded while awaiting headers)", "context deadline exceeded")
+
 // rvKeys are the fields whose values are resourceVersions.
 var rvKeys = map[string]bool{"resourceVersion": true, "continue": true}
 
@@ -70,6 +78,42 @@ func collectGenerated(v any, into map[string]string) {
 	}
 }
 
+// generatedSuffix is what the API server appends to a generateName (5
+// characters of its alphabet without vowels and look-alikes).
+const generatedSuffix = `[bcdfghjklmnpqrstvwxz2456789]{5}`
+
+// generateNameOf is the metadata.generateName of a request body, if any.
+func generateNameOf(body any) string {
+	obj, _ := body.(map[string]any)
+	meta, _ := obj["metadata"].(map[string]any)
+	gen, _ := meta["generateName"].(string)
+	return gen
+}
+
+// collectGeneratedText finds names made from gen in every string of v (a
+// denial's message names the object before any object carries the name).
+func collectGeneratedText(v any, gen string, into map[string]string) {
+	re := regexp.MustCompile(regexp.QuoteMeta(gen) + generatedSuffix)
+	var visit func(any)
+	visit = func(v any) {
+		switch x := v.(type) {
+		case string:
+			for _, name := range re.FindAllString(x, -1) {
+				into[name] = gen + "<generated>"
+			}
+		case []any:
+			for _, e := range x {
+				visit(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				visit(e)
+			}
+		}
+	}
+	visit(v)
+}
+
 func walk(v any, key string, rep *strings.Replacer) any {
 	switch x := v.(type) {
 	case string:
@@ -98,6 +142,7 @@ func walk(v any, key string, rep *strings.Replacer) any {
 // resourceVersions written inside it (YAML and JSON printed by kubectl).
 func text(s string, rep *strings.Replacer) string {
 	s = rep.Replace(s)
+	s = clientTimeout.Replace(s)
 	s = uidRE.ReplaceAllString(s, "<uid>")
 	s = timeRE.ReplaceAllString(s, "<time>")
 	s = hashRE.ReplaceAllString(s, "<hash>")

@@ -31,6 +31,11 @@ type Suite struct {
 	Webhooks map[string][]Rule `json:"webhooks,omitempty"`
 	// Authz scripts the authorization webhook fixture: path → rules.
 	Authz map[string][]Rule `json:"authz,omitempty"`
+	// ReferenceControllers are kube-controller-manager controllers the
+	// reference runs beside kube-apiserver, for work portcullis does in
+	// process (validatingadmissionpolicy-status-controller writes a
+	// policy's status.typeChecking).
+	ReferenceControllers []string `json:"referenceControllers,omitempty"`
 	// StartFails says the server must refuse to start with this
 	// configuration; then there are no cases.
 	StartFails bool `json:"startFails,omitempty"`
@@ -135,6 +140,9 @@ type Rule struct {
 	// unparseable body.
 	Code int    `json:"code,omitempty"`
 	Raw  string `json:"raw,omitempty"`
+	// Delay is how long the fixture waits before answering (a Go
+	// duration: "2s"), for timeouts.
+	Delay string `json:"delay,omitempty"`
 }
 
 // Match selects requests to a fixture webhook; empty fields match all.

@@ -46,7 +46,7 @@ type client struct {
 // newClient loads the kubeconfig (its current context: server URL, CA,
 // client credentials) and makes the HTTP client. Relative file names in
 // the kubeconfig are relative to the kubeconfig file.
-func newClient(kubeconfig, version string) (*client, error) {
+func newClient(kubeconfig, version string, timeout time.Duration) (*client, error) {
 	if kubeconfig == "" {
 		return nil, fmt.Errorf("%w: no kubeconfig file given", ErrConfig)
 	}
@@ -76,6 +76,13 @@ func newClient(kubeconfig, version string) (*client, error) {
 	if u.Path == "" {
 		u.Path = "/"
 	}
+	if timeout > 0 {
+		// client-go tells the server the request's timeout, and its
+		// errors quote the URL with it.
+		q := u.Query()
+		q.Set("timeout", timeout.String())
+		u.RawQuery = q.Encode()
+	}
 	rt, err := rest.TransportFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: kubeconfig %s: %w", ErrConfig, kubeconfig, err)
@@ -86,8 +93,8 @@ func newClient(kubeconfig, version string) (*client, error) {
 	}
 	return &client{
 		url: u.String(),
-		// Timeouts come from the caller's context, per attempt.
-		http:      &http.Client{Transport: rt},
+		// The timeout is per attempt, as client-go's.
+		http:      &http.Client{Transport: rt, Timeout: timeout},
 		version:   version,
 		userAgent: ua,
 	}, nil
@@ -148,7 +155,9 @@ func (c *client) review(ctx context.Context, spec *authorizationv1.SubjectAccess
 	tracing.Propagators().Inject(ctx, propagation.HeaderCarrier(req.Header))
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return none, fmt.Errorf("%w: %w", ErrRequest, err)
+		// The client's error as it is (`Post "<url>": ...`), as
+		// kube-apiserver reports it.
+		return none, mark(ErrRequest, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))

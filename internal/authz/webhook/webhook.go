@@ -89,13 +89,13 @@ func New(cfg Config) (*Authorizer, error) {
 	default:
 		return nil, fmt.Errorf("%w: unknown failurePolicy %q", ErrConfig, cfg.FailurePolicy)
 	}
-	c, err := newClient(cfg.KubeConfigFile, cfg.Version)
-	if err != nil {
-		return nil, err
-	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
+	}
+	c, err := newClient(cfg.KubeConfigFile, cfg.Version, timeout)
+	if err != nil {
+		return nil, err
 	}
 	backoff := DefaultBackoff()
 	if cfg.Backoff != nil {
@@ -179,9 +179,9 @@ func (w *Authorizer) call(ctx context.Context, spec *authorizationv1.SubjectAcce
 	)
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		actx, cancel := context.WithTimeout(ctx, w.timeout)
-		st, err = w.client.review(actx, spec)
-		cancel()
+		// The attempt's timeout is the HTTP client's (as client-go's),
+		// which words its errors "(Client.Timeout exceeded ...)".
+		st, err = w.client.review(ctx, spec)
 		result = resultLabel(ctx, err)
 		w.metrics.evaluation(w.name, result, time.Since(start))
 		if err == nil {
