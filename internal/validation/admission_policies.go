@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/google/cel-go/cel"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	apiservercel "k8s.io/apiserver/pkg/cel"
@@ -49,10 +50,25 @@ func validateValidatingAdmissionPolicy(pol *admissionv1.ValidatingAdmissionPolic
 	errs := validateMeta(&pol.ObjectMeta, false, nameIsDNSSubdomain)
 	spec, p := &pol.Spec, field.NewPath("spec")
 	errs = append(errs, validatePolicyHead(spec.FailurePolicy, spec.ParamKind, spec.MatchConstraints, p)...)
+	hasParams := spec.ParamKind != nil
 	if !opts.skipMatchConditions {
-		errs = append(errs, validateMatchConditions(spec.MatchConditions, spec.ParamKind != nil, nil, p.Child("matchConditions"))...)
+		errs = append(errs, validateMatchConditions(spec.MatchConditions, hasParams, opts.stored, p.Child("matchConditions"))...)
 	}
-	errs = append(errs, validateVariables(spec.Variables, p.Child("variables"))...)
+	// As kube-apiserver, every expression is compiled with the structural
+	// checks of its item, in field order; without variables nothing
+	// declares them.
+	c := celenv.NewConditionCompiler(hasParams)
+	if len(spec.Variables) > 0 {
+		c = celenv.NewValidationCompiler(hasParams)
+	}
+	for i, v := range spec.Variables {
+		vp := p.Child("variables").Index(i)
+		errs = append(errs, validateVariable(&v, vp)...)
+		if strings.TrimSpace(v.Expression) != "" {
+			e := c.AddVariable(opts.mode(v.Expression), celenv.Variable{Name: v.Name, Expression: v.Expression})
+			errs = appendCELError(errs, vp.Child("expression"), v.Expression, e.Err())
+		}
+	}
 	if len(spec.Validations) == 0 && len(spec.AuditAnnotations) == 0 {
 		const msg = "validations or auditAnnotations must contain at least one item"
 		return append(errs,
@@ -60,7 +76,7 @@ func validateValidatingAdmissionPolicy(pol *admissionv1.ValidatingAdmissionPolic
 			field.Required(p.Child("auditAnnotations"), msg))
 	}
 	for i := range spec.Validations {
-		errs = append(errs, validateValidation(&spec.Validations[i], p.Child("validations").Index(i))...)
+		errs = append(errs, validateValidation(&spec.Validations[i], p.Child("validations").Index(i), c, hasParams, opts)...)
 	}
 	if spec.AuditAnnotations != nil {
 		ap := p.Child("auditAnnotations")
@@ -69,7 +85,7 @@ func validateValidatingAdmissionPolicy(pol *admissionv1.ValidatingAdmissionPolic
 		}
 		keys := map[string]bool{}
 		for i, a := range spec.AuditAnnotations {
-			errs = append(errs, validateAuditAnnotation(pol.Name, &a, ap.Index(i))...)
+			errs = append(errs, validateAuditAnnotation(pol.Name, &a, ap.Index(i), c, hasParams, opts)...)
 			if keys[a.Key] {
 				errs = append(errs, field.Duplicate(ap.Index(i).Child("key"), a.Key))
 			}
@@ -102,13 +118,22 @@ func validatePolicyHead(fp *admissionv1.FailurePolicyType, pk *admissionv1.Param
 	return errs
 }
 
-func validateValidation(v *admissionv1.Validation, p *field.Path) field.ErrorList {
+// validateValidation checks and compiles a validation: expression (a
+// bool, with the authorizer), messageExpression (a string, without it),
+// message, reason.
+func validateValidation(v *admissionv1.Validation, p *field.Path, c *celenv.Compiler, hasParams bool, opts policyOptions) field.ErrorList {
 	var errs field.ErrorList
 	if strings.TrimSpace(v.Expression) == "" {
 		errs = append(errs, field.Required(p.Child("expression"), "expression is not specified"))
+	} else {
+		e := c.CompileIn(opts.mode(v.Expression), v.Expression, celenv.Decls{Params: hasParams, Authorizer: true}, cel.BoolType)
+		errs = appendCELError(errs, p.Child("expression"), v.Expression, e.Err())
 	}
 	if v.MessageExpression != "" && strings.TrimSpace(v.MessageExpression) == "" {
 		errs = append(errs, field.Invalid(p.Child("messageExpression"), v.MessageExpression, "must be non-empty if specified"))
+	} else if v.MessageExpression != "" {
+		e := c.CompileIn(opts.mode(v.MessageExpression), v.MessageExpression, celenv.Decls{Params: hasParams}, cel.StringType)
+		errs = appendCELError(errs, p.Child("messageExpression"), v.MessageExpression, e.Err())
 	}
 	msg := strings.TrimSpace(v.Message)
 	if v.Message != "" && msg == "" {
@@ -123,8 +148,9 @@ func validateValidation(v *admissionv1.Validation, p *field.Path) field.ErrorLis
 }
 
 // validateAuditAnnotation checks that "<policy name>/<key>" is a qualified
-// name, since that is the audit annotation key the server will write.
-func validateAuditAnnotation(policyName string, a *admissionv1.AuditAnnotation, p *field.Path) field.ErrorList {
+// name, since that is the audit annotation key the server will write, and
+// compiles the valueExpression (a string or null) unless it is too long.
+func validateAuditAnnotation(policyName string, a *admissionv1.AuditAnnotation, p *field.Path, c *celenv.Compiler, hasParams bool, opts policyOptions) field.ErrorList {
 	var errs field.ErrorList
 	if policyName != "" {
 		errs = append(errs, qualifiedName(policyName+"/"+a.Key, p.Child("key"))...)
@@ -137,6 +163,9 @@ func validateAuditAnnotation(policyName string, a *admissionv1.AuditAnnotation, 
 		errs = append(errs, field.Required(p.Child("valueExpression"), "valueExpression is not specified"))
 	case len(ve) > celbase.MaxAuditAnnotationValueExpressionLength:
 		errs = append(errs, field.Required(p.Child("valueExpression"), fmt.Sprintf("must not exceed %d bytes in length", celbase.MaxAuditAnnotationValueExpressionLength)))
+	default:
+		e := c.CompileIn(opts.mode(a.ValueExpression), ve, celenv.Decls{Params: hasParams, Authorizer: true}, cel.StringType, cel.NullType)
+		errs = appendCELError(errs, p.Child("valueExpression"), a.ValueExpression, e.Err())
 	}
 	return errs
 }
@@ -309,13 +338,27 @@ func validateValidationActions(actions []admissionv1.ValidationAction, p *field.
 		errs = append(errs, field.Invalid(p, actions, "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"))
 	}
 	if len(seen) == 0 {
-		errs = append(errs, field.Required(p, "at least one validation action is required"))
+		errs = append(errs, field.Required(p, ""))
 	}
 	return errs
 }
 
 func validateValidatingAdmissionPolicyUpdate(pol, old *admissionv1.ValidatingAdmissionPolicy) field.ErrorList {
-	opts := policyOptions{skipMatchConditions: policyMatchConditionsUnchanged(pol.Spec.ParamKind, old.Spec.ParamKind, pol.Spec.MatchConditions, old.Spec.MatchConditions)}
+	opts := policyOptions{skipMatchConditions: policyMatchConditionsUnchanged(pol.Spec.ParamKind, old.Spec.ParamKind, pol.Spec.MatchConditions, old.Spec.MatchConditions),
+		stored: map[string]bool{}}
+	for _, mc := range old.Spec.MatchConditions {
+		opts.stored[mc.Expression] = true
+	}
+	for _, v := range old.Spec.Variables {
+		opts.stored[v.Expression] = true
+	}
+	for _, v := range old.Spec.Validations {
+		opts.stored[v.Expression] = true
+		opts.stored[v.MessageExpression] = true
+	}
+	for _, a := range old.Spec.AuditAnnotations {
+		opts.stored[a.ValueExpression] = true
+	}
 	errs := validateValidatingAdmissionPolicy(pol, opts)
 	return append(errs, validateMetaUpdate(&pol.ObjectMeta, &old.ObjectMeta)...)
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/manifest"
-	"github.com/portcullis/portcullis/internal/admission/policy"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/validation"
@@ -24,11 +23,7 @@ import (
 // expressions.
 func ValidateManifest(obj runtime.Object) field.ErrorList {
 	defaults.Apply(obj)
-	errs := validation.Create(obj)
-	if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && len(errs) == 0 {
-		errs = append(errs, policy.ValidateExpressions(p, nil)...)
-	}
-	return errs
+	return validation.Create(obj)
 }
 
 // engine is a policy or webhook plugin fed with objects.
@@ -137,30 +132,18 @@ func staticSuffixCheck(gate bool) admission.Validator {
 	})
 }
 
-// ValidateWithExpressions adds the compilation of admission policies' CEL
-// expressions to object validation, as kube-apiserver rejects a policy
-// whose expressions do not compile; with reserveStatic (the
-// ManifestBasedAdmissionControlConfig gate) it also refuses to create
+// ValidateWithExpressions is object validation (which compiles admission
+// policies' CEL expressions, as kube-apiserver rejects a policy whose
+// expressions do not compile) that, with reserveStatic (the
+// ManifestBasedAdmissionControlConfig gate), also refuses to create
 // admission configurations named like static manifests, after every other
 // error, as kube-apiserver's strategies do.
 func ValidateWithExpressions(create func(runtime.Object) field.ErrorList, update func(obj, old runtime.Object) field.ErrorList, reserveStatic bool) (func(runtime.Object) field.ErrorList, func(obj, old runtime.Object) field.ErrorList) {
 	return func(obj runtime.Object) field.ErrorList {
-			errs := create(obj)
-			// kube-apiserver compiles the expressions of a policy whose
-			// other fields are invalid too.
-			if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok {
-				errs = append(errs, policy.ValidateExpressions(p, nil)...)
-			}
-			if reserveStatic {
-				errs = append(errs, reservedName(obj)...)
-			}
-			return errs
-		}, func(obj, old runtime.Object) field.ErrorList {
-			errs := update(obj, old)
-			if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && len(errs) == 0 {
-				o, _ := old.(*admissionregistrationv1.ValidatingAdmissionPolicy)
-				errs = append(errs, policy.ValidateExpressions(p, o)...)
-			}
-			return errs
+		errs := create(obj)
+		if reserveStatic {
+			errs = append(errs, reservedName(obj)...)
 		}
+		return errs
+	}, update
 }

@@ -42,7 +42,7 @@
 //
 // # API validation and status
 //
-// ValidateExpressions compiles a policy's expressions as kube-apiserver's
+// internal/validation compiles a policy's expressions as kube-apiserver's
 // API validation does, for the registry to reject policies that do not
 // compile. TypeChecker type-checks a policy's validations and messages
 // against the OpenAPI schemas of the kinds it matches (property names
