@@ -233,15 +233,11 @@ func validateMatchConditions(conds []admissionv1.MatchCondition, hasParams bool,
 	return errs
 }
 
-// matchConditionCompilers compile match conditions without and with
-// params; without variables they hold no state.
-var matchConditionCompilers = [2]*celenv.Compiler{celenv.NewCompiler(false, nil), celenv.NewCompiler(true, nil)}
-
 func compileMatchCondition(expr string, hasParams, stored bool) *apiservercel.Error {
-	c := matchConditionCompilers[0]
-	if hasParams {
-		c = matchConditionCompilers[1]
-	}
+	// A compiler per expression: compilers are not safe for concurrent
+	// use, and match conditions cannot use variables (not even declare
+	// them), as kube-apiserver's stateless compiler has it.
+	c := celenv.NewConditionCompiler(hasParams)
 	mode := celbase.NewExpressions
 	if stored {
 		mode = celbase.StoredExpressions
