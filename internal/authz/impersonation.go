@@ -2,6 +2,7 @@ package authz
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validation"
@@ -39,8 +43,14 @@ const (
 // then the legacy verb impersonate. The first refusal is the answer when
 // no mode allows; the mode that last worked for a requester is tried first,
 // so that refusal can depend on history, as it does in kube-apiserver.
-func Impersonation(next http.Handler, az Authorizer, out ErrorWriter) http.Handler {
-	t := &impersonationTracker{az: az, last: map[string]int{}}
+// Attempts and their authorization checks are counted in kube-apiserver's
+// apiserver_impersonation_* metrics when reg is not nil.
+func Impersonation(next http.Handler, az Authorizer, out ErrorWriter, reg prometheus.Registerer) (http.Handler, error) {
+	m, err := newImpersonationMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	t := &impersonationTracker{az: m.authorizer(az), results: &resultCache{entries: map[string]cached{}}, last: map[string]int{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := request.StateFrom(r.Context())
 		wanted, err := impersonationHeaders(r.Header)
@@ -52,15 +62,91 @@ func Impersonation(next http.Handler, az Authorizer, out ErrorWriter) http.Handl
 			next.ServeHTTP(w, r)
 			return
 		}
-		got, err := t.impersonate(r.Context(), wanted, AttributesFor(st.Info, st.User))
+		start := time.Now()
+		got, mode, err := t.impersonate(r.Context(), wanted, AttributesFor(st.Info, st.User))
 		if err != nil {
+			m.attempt("", "denied", start)
 			out.Error(w, r, err)
 			return
 		}
+		if mode == "" {
+			mode = "legacy"
+		}
+		m.attempt(mode, "allowed", start)
 		audit.RecorderFrom(r.Context()).SetImpersonatedUser(got)
 		st.User = got
 		next.ServeHTTP(w, r)
+	}), nil
+}
+
+// impersonationMetrics are kube-apiserver's apiserver_impersonation_*
+// series; the zero value records nothing.
+type impersonationMetrics struct {
+	attempts, checks        *prometheus.CounterVec
+	attemptSecs, checksSecs *prometheus.HistogramVec
+}
+
+func newImpersonationMetrics(reg prometheus.Registerer) (impersonationMetrics, error) {
+	var m impersonationMetrics
+	if reg == nil {
+		return m, nil
+	}
+	labels := []string{"mode", "decision"}
+	buckets := prometheus.ExponentialBuckets(0.001, 2, 15)
+	m.attempts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apiserver_impersonation_attempts_total",
+		Help: "[ALPHA] Total number of impersonation attempts split by mode and decision."}, labels)
+	m.attemptSecs = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_impersonation_attempts_duration_seconds",
+		Help: "[ALPHA] Latency of impersonation attempts in seconds split by mode and decision.", Buckets: buckets}, labels)
+	m.checks = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apiserver_impersonation_authorization_attempts_total",
+		Help: "[ALPHA] Total number of authorization checks made by the impersonation handler split by mode and decision."}, labels)
+	m.checksSecs = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_impersonation_authorization_attempts_duration_seconds",
+		Help: "[ALPHA] Latency of authorization checks made by the impersonation handler in seconds split by mode and decision.", Buckets: buckets}, labels)
+	for _, c := range []prometheus.Collector{m.attempts, m.attemptSecs, m.checks, m.checksSecs} {
+		if err := reg.Register(c); err != nil {
+			return m, fmt.Errorf("impersonation metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+func (m impersonationMetrics) attempt(mode, decision string, start time.Time) {
+	if m.attempts == nil {
+		return
+	}
+	m.attempts.WithLabelValues(mode, decision).Inc()
+	m.attemptSecs.WithLabelValues(mode, decision).Observe(time.Since(start).Seconds())
+}
+
+// authorizer counts every check made through az by the mode its verb names.
+func (m impersonationMetrics) authorizer(az Authorizer) Authorizer {
+	if m.checks == nil {
+		return az
+	}
+	return authorizer.AuthorizerFunc(func(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+		start := time.Now()
+		d, reason, err := az.Authorize(ctx, a)
+		decision := "denied"
+		if d == authorizer.DecisionAllow {
+			decision = "allowed"
+		}
+		mode := modeOfVerb(a.GetVerb())
+		m.checks.WithLabelValues(mode, decision).Inc()
+		m.checksSecs.WithLabelValues(mode, decision).Observe(time.Since(start).Seconds())
+		return d, reason, err
 	})
+}
+
+// modeOfVerb is the mode label of an impersonation check's verb.
+func modeOfVerb(verb string) string {
+	if verb == "impersonate" {
+		return "legacy"
+	}
+	for _, m := range impersonationModes {
+		if m.mode != "" && (verb == "impersonate:"+m.mode || strings.HasPrefix(verb, "impersonate-on:"+m.mode+":")) {
+			return m.mode
+		}
+	}
+	return "unknown"
 }
 
 // impersonationHeaders reads the user the headers ask for, exactly as
@@ -107,6 +193,10 @@ func impersonationHeaders(h http.Header) (*user.DefaultInfo, error) {
 // requester.
 type impersonationTracker struct {
 	az Authorizer
+	// results remembers, for a few seconds, whom the constrained modes
+	// allowed, as kube-apiserver's caches do (a repeated request is not
+	// authorized again, which its metrics show).
+	results *resultCache
 
 	mu   sync.Mutex
 	last map[string]int
@@ -115,16 +205,16 @@ type impersonationTracker struct {
 // maxRemembered bounds the requesters whose last mode is remembered.
 const maxRemembered = 10000
 
-func (t *impersonationTracker) impersonate(ctx context.Context, wanted *user.DefaultInfo, attrs authorizer.Attributes) (user.Info, error) {
+func (t *impersonationTracker) impersonate(ctx context.Context, wanted *user.DefaultInfo, attrs authorizer.Attributes) (user.Info, string, error) {
 	requestor := attrs.GetUser().GetName()
 	t.mu.Lock()
 	first, remembered := t.last[requestor]
 	t.mu.Unlock()
 	var firstErr error
 	if remembered {
-		u, err := impersonationModes[first].check(ctx, t.az, wanted, attrs)
+		u, err := impersonationModes[first].check(ctx, t.az, t.results, wanted, attrs)
 		if err == nil && u != nil {
-			return u, nil
+			return u, impersonationModes[first].mode, nil
 		}
 		firstErr = err
 	}
@@ -132,7 +222,7 @@ func (t *impersonationTracker) impersonate(ctx context.Context, wanted *user.Def
 		if remembered && i == first {
 			continue
 		}
-		u, err := m.check(ctx, t.az, wanted, attrs)
+		u, err := m.check(ctx, t.az, t.results, wanted, attrs)
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -148,13 +238,13 @@ func (t *impersonationTracker) impersonate(ctx context.Context, wanted *user.Def
 		}
 		t.last[requestor] = i
 		t.mu.Unlock()
-		return u, nil
+		return u, m.mode, nil
 	}
 	if firstErr != nil {
-		return nil, firstErr
+		return nil, "", firstErr
 	}
 	// Unreachable while the legacy mode applies to everyone; fail closed.
-	return nil, apierrors.NewInternalError(fmt.Errorf("all impersonation modes failed"))
+	return nil, "", apierrors.NewInternalError(fmt.Errorf("all impersonation modes failed"))
 }
 
 // impersonationMode is one way of being allowed to impersonate: mode ""
@@ -186,7 +276,7 @@ var impersonationModes = []impersonationMode{
 	{mode: "", applies: func(*user.DefaultInfo, user.Info) bool { return true }},
 }
 
-func (m impersonationMode) check(ctx context.Context, az Authorizer, wanted *user.DefaultInfo, attrs authorizer.Attributes) (user.Info, error) {
+func (m impersonationMode) check(ctx context.Context, az Authorizer, results *resultCache, wanted *user.DefaultInfo, attrs authorizer.Attributes) (user.Info, error) {
 	requestor := attrs.GetUser()
 	if !m.applies(wanted, requestor) {
 		return nil, nil
@@ -196,6 +286,17 @@ func (m impersonationMode) check(ctx context.Context, az Authorizer, wanted *use
 	if constrained {
 		verb = "impersonate:" + m.mode
 	}
+	// The constrained modes remember whom they allowed: for this very
+	// request (outer) and, once impersonate-on passed, for any request
+	// (inner). The associated-node mode's keys are its own; it does not.
+	var outer, inner string
+	if constrained && m.mode != "associated-node" && results != nil {
+		outer = m.mode + "\x00request\x00" + cacheKey(wanted, requestor, attrs)
+		inner = m.mode + "\x00user\x00" + cacheKey(wanted, requestor, nil)
+		if u := results.get(outer); u != nil {
+			return u, nil
+		}
+	}
 	if m.mode == "associated-node" {
 		// The checks see the requester's extra keys, not their values, and
 		// any node name: what is checked is the association, made above.
@@ -204,6 +305,12 @@ func (m impersonationMode) check(ctx context.Context, az Authorizer, wanted *use
 	if constrained {
 		if err := checkImpersonation(ctx, az, impersonateOn{mode: m.mode, Attributes: attrs}); err != nil {
 			return nil, err
+		}
+	}
+	if inner != "" {
+		if u := results.get(inner); u != nil {
+			results.set(outer, u)
+			return u, nil
 		}
 	}
 	// The user and group checks are in authentication.k8s.io for the
@@ -305,7 +412,82 @@ func (m impersonationMode) check(ctx context.Context, az Authorizer, wanted *use
 	} else if !slices.Contains(actual.Groups, user.AllUnauthenticated) {
 		actual.Groups = withGroup(actual.Groups, user.AllAuthenticated)
 	}
+	if inner != "" {
+		results.set(inner, &actual)
+		results.set(outer, &actual)
+	}
 	return &actual, nil
+}
+
+// resultTTL is how long an allowed impersonation is remembered, as
+// kube-apiserver remembers it (the token success cache's TTL).
+const resultTTL = 10 * time.Second
+
+// resultCache maps keys to impersonated users for resultTTL.
+type resultCache struct {
+	mu      sync.Mutex
+	entries map[string]cached
+}
+
+type cached struct {
+	user    *user.DefaultInfo
+	expires time.Time
+}
+
+func (c *resultCache) get(key string) user.Info {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || time.Now().After(e.expires) {
+		return nil
+	}
+	return e.user
+}
+
+func (c *resultCache) set(key string, u user.Info) {
+	du, ok := u.(*user.DefaultInfo)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	if len(c.entries) >= maxRemembered {
+		for k, e := range c.entries {
+			if now.After(e.expires) {
+				delete(c.entries, k)
+			}
+		}
+		if len(c.entries) >= maxRemembered {
+			clear(c.entries)
+		}
+	}
+	c.entries[key] = cached{user: du, expires: now.Add(resultTTL)}
+}
+
+// cacheKey identifies the wanted user, the requester and, unless attrs is
+// nil, the request.
+func cacheKey(wanted *user.DefaultInfo, requestor user.Info, attrs authorizer.Attributes) string {
+	type userKey struct {
+		Name, UID string
+		Groups    []string
+		Extra     map[string][]string
+	}
+	k := struct {
+		Wanted, Requestor userKey
+		Request           []any
+	}{
+		Wanted:    userKey{wanted.Name, wanted.UID, wanted.Groups, wanted.Extra},
+		Requestor: userKey{requestor.GetName(), requestor.GetUID(), requestor.GetGroups(), requestor.GetExtra()},
+	}
+	if attrs != nil {
+		fs, _ := attrs.GetFieldSelector()
+		ls, _ := attrs.GetLabelSelector()
+		k.Request = []any{attrs.GetVerb(), attrs.IsReadOnly(), attrs.GetNamespace(), attrs.GetResource(), attrs.GetSubresource(),
+			attrs.GetName(), attrs.GetAPIGroup(), attrs.GetAPIVersion(), attrs.IsResourceRequest(), attrs.GetPath(), fmt.Sprint(fs), fmt.Sprint(ls)}
+	}
+	b, _ := json.Marshal(k)
+	return string(b)
 }
 
 // manyChecks is where kube-apiserver tries one wildcard check before

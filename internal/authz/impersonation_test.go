@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -67,7 +70,11 @@ func TestImpersonation(t *testing.T) {
 					r.Header.Add(k, v)
 				}
 			}
-			st := serve(Impersonation(next, az, out), r, &user.DefaultInfo{Name: tt.as})
+			h, err := Impersonation(next, az, out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := serve(h, r, &user.DefaultInfo{Name: tt.as})
 			seen = st.User
 			if tt.wantErr != nil {
 				if out.err == nil || !tt.wantErr(out.err) || out.err.Error() != tt.errText {
@@ -82,5 +89,38 @@ func TestImpersonation(t *testing.T) {
 				t.Error(diff)
 			}
 		})
+	}
+}
+
+func TestImpersonationMetrics(t *testing.T) {
+	az := authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+		if a.GetUser().GetName() == "alice" {
+			return authorizer.DecisionAllow, "", nil
+		}
+		return authorizer.DecisionNoOpinion, "", nil
+	})
+	reg := prometheus.NewRegistry()
+	h, err := Impersonation(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), az, &errWriter{}, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, as := range []string{"alice", "bob"} {
+		r := httptest.NewRequest("GET", "/api/v1/pods", nil)
+		r.Header.Set("Impersonate-User", "carol")
+		serve(h, r, &user.DefaultInfo{Name: as})
+	}
+	want := `
+# HELP apiserver_impersonation_attempts_total [ALPHA] Total number of impersonation attempts split by mode and decision.
+# TYPE apiserver_impersonation_attempts_total counter
+apiserver_impersonation_attempts_total{decision="allowed",mode="user-info"} 1
+apiserver_impersonation_attempts_total{decision="denied",mode=""} 1
+# HELP apiserver_impersonation_authorization_attempts_total [ALPHA] Total number of authorization checks made by the impersonation handler split by mode and decision.
+# TYPE apiserver_impersonation_authorization_attempts_total counter
+apiserver_impersonation_authorization_attempts_total{decision="allowed",mode="user-info"} 2
+apiserver_impersonation_authorization_attempts_total{decision="denied",mode="legacy"} 1
+apiserver_impersonation_authorization_attempts_total{decision="denied",mode="user-info"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "apiserver_impersonation_attempts_total", "apiserver_impersonation_authorization_attempts_total"); err != nil {
+		t.Error(err)
 	}
 }

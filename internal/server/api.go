@@ -262,7 +262,10 @@ func (a *api) filters(mux http.Handler, cfg Config, authorizer authz.Authorizer,
 	h := withMetricsEndpoint(mux, mr.Handler())
 	h = mr.Middleware(h)
 	h = authz.Filter(h, authorizer, rs)
-	h = authz.Impersonation(h, authorizer, rs)
+	h, err := authz.Impersonation(h, authorizer, rs, mr.Prometheus())
+	if err != nil {
+		return nil, err
+	}
 	if cfg.AuditPolicyFile != "" && cfg.AuditLogPath != "" {
 		policy, err := audit.LoadPolicy(cfg.AuditPolicyFile)
 		if err != nil {
