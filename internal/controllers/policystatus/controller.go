@@ -153,6 +153,12 @@ func (c *Controller) write(ctx context.Context, p *admissionregistrationv1.Valid
 		return err
 	}
 	stored := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy)
+	// As kube-controller-manager's server-side apply of an empty
+	// typeChecking leaves it: warnings it wrote before go, and with them
+	// the emptied typeChecking; otherwise an empty one stays.
+	if len(tc.ExpressionWarnings) == 0 && stored.Status.TypeChecking != nil && len(stored.Status.TypeChecking.ExpressionWarnings) > 0 {
+		tc = nil
+	}
 	stored.Status.ObservedGeneration = p.Generation
 	stored.Status.TypeChecking = tc
 	_, err = c.w.ApplyStatus(ctx, stored, Manager)

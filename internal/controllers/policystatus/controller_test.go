@@ -93,4 +93,17 @@ func TestStatus(t *testing.T) {
 		ok := p.Generation == 2 && p.Status.ObservedGeneration == 2 && len(p.Status.TypeChecking.ExpressionWarnings) == 1
 		return ok, fmt.Sprintf("generation %d, status %+v", p.Generation, p.Status)
 	})
+
+	// Fixing the warning removes typeChecking, as kube-controller-manager's
+	// apply of an empty one does.
+	p = get("clean")
+	p.Spec.Validations = p.Spec.Validations[:len(p.Spec.Validations)-1]
+	if _, err := env.API.Apply(ctx, p, "test"); err != nil {
+		t.Fatal(err)
+	}
+	controllertest.Eventually(t, func() (bool, string) {
+		p := get("clean")
+		ok := p.Generation == 3 && p.Status.ObservedGeneration == 3 && p.Status.TypeChecking == nil
+		return ok, fmt.Sprintf("generation %d, status %+v", p.Generation, p.Status)
+	})
 }
