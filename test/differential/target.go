@@ -117,7 +117,30 @@ func startReference(t *testing.T, e *env) (*target, error) {
 		"--allow-privileged=true",
 		"--disable-admission-plugins=" + strings.Join(disabled, ","),
 	}, flags...)
-	return startProcess(t, e, filepath.Join(e.dir, "kube-apiserver.log"), port, filepath.Join(bin, "kube-apiserver"), args...)
+	tg, err := startProcess(t, e, filepath.Join(e.dir, "kube-apiserver.log"), port, filepath.Join(bin, "kube-apiserver"), args...)
+	if err == nil && len(e.suite.ReferenceControllers) > 0 {
+		startControllers(t, e, bin, tg.url)
+	}
+	return tg, err
+}
+
+// startControllers runs kube-controller-manager with only the suite's
+// controllers against the reference at url, as admin.
+func startControllers(t *testing.T, e *env, bin, url string) {
+	t.Helper()
+	kcm := exec.Command(filepath.Join(bin, "kube-controller-manager"),
+		"--kubeconfig="+e.kubeconfig(t, url, "admin"),
+		"--controllers="+strings.Join(e.suite.ReferenceControllers, ","),
+		"--bind-address=127.0.0.1", "--secure-port=0", "--leader-elect=false")
+	out, err := os.Create(filepath.Join(e.dir, "kube-controller-manager.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcm.Stdout, kcm.Stderr = out, out
+	if err := kcm.Start(); err != nil {
+		t.Fatalf("starting kube-controller-manager from %s: %v", bin, err)
+	}
+	t.Cleanup(func() { stop(kcm); out.Close() })
 }
 
 // startProcess runs bin and waits until /readyz on port answers ok (as
