@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/portcullis/portcullis/internal/server"
 	"github.com/portcullis/portcullis/internal/version"
@@ -46,6 +47,9 @@ func newServe() *cobra.Command {
 				level = slog.LevelDebug
 			}
 			cfg.AnonymousAuthSet = cmd.Flags().Changed("anonymous-auth")
+			cmd.Flags().Visit(func(fl *pflag.Flag) {
+				cfg.OIDC.Set = cfg.OIDC.Set || strings.HasPrefix(fl.Name, "oidc-")
+			})
 			for _, name := range []string{"authorization-mode", "authorization-webhook-config-file", "authorization-webhook-version",
 				"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
 				cfg.AuthorizationFlagsSet = cfg.AuthorizationFlagsSet || cmd.Flags().Changed(name)
@@ -80,6 +84,15 @@ func newServe() *cobra.Command {
 	f.BoolVar(&cfg.ServiceAccountExtendTokenExpiration, "service-account-extend-token-expiration", cfg.ServiceAccountExtendTokenExpiration, "Turns on projected service account expiration extension during token generation.")
 	f.StringSliceVar(&cfg.APIAudiences, "api-audiences", nil, "Identifiers of the API. Tokens used against the API should be bound to at least one of these audiences. Defaults to the first --service-account-issuer.")
 	f.StringVar(&cfg.AuthenticationConfigFile, "authentication-config", "", "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator.")
+	f.StringVar(&cfg.OIDC.IssuerURL, "oidc-issuer-url", "", "The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).")
+	f.StringVar(&cfg.OIDC.ClientID, "oidc-client-id", "", "The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.")
+	f.StringVar(&cfg.OIDC.CAFile, "oidc-ca-file", "", "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.")
+	f.StringVar(&cfg.OIDC.UsernameClaim, "oidc-username-claim", "sub", "The OpenID claim to use as the user name.")
+	f.StringVar(&cfg.OIDC.UsernamePrefix, "oidc-username-prefix", "", "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.")
+	f.StringVar(&cfg.OIDC.GroupsClaim, "oidc-groups-claim", "", "If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings.")
+	f.StringVar(&cfg.OIDC.GroupsPrefix, "oidc-groups-prefix", "", "If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.")
+	f.StringToStringVar(&cfg.OIDC.RequiredClaims, "oidc-required-claim", nil, "A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.")
+	f.StringSliceVar(&cfg.OIDC.SigningAlgs, "oidc-signing-algs", []string{"RS256"}, "Comma-separated list of allowed JOSE asymmetric signing algorithms.")
 	f.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	f.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", cfg.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
 	f.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", cfg.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Defaults to Node,RBAC if --authorization-config is not used. Comma-delimited list of: AlwaysAllow,AlwaysDeny,Node,RBAC,Webhook.")

@@ -137,6 +137,7 @@ func newAPI(d apiDeps) (*api, error) {
 	authentication, err := authnconfig.NewStage(authnconfig.Flags{
 		ConfigFile: cfg.AuthenticationConfigFile, TokenAuthFile: cfg.TokenAuthFile,
 		AnonymousAuth: cfg.AnonymousAuth, AnonymousAuthSet: cfg.AnonymousAuthSet, ServiceAccountIssuers: cfg.ServiceAccountIssuers,
+		OIDC: cfg.OIDC,
 	}, d.x509, serviceAccounts.Authenticator, prom, id, d.log)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 	"net"
 	"path/filepath"
 	"time"
+
+	"github.com/portcullis/portcullis/internal/authn/authnconfig"
 )
 
 // Config is the server's configuration, as the command line sets it.
@@ -43,6 +45,8 @@ type Config struct {
 	// AnonymousAuthSet records whether --anonymous-auth was given, which
 	// --authentication-config's anonymous field may not be.
 	AnonymousAuthSet bool
+	// OIDC are the --oidc-* flags: one JWT issuer without a file.
+	OIDC authnconfig.OIDCFlags
 	// Authorization, with kube-apiserver's flags.
 	AuthorizationModes                       []string
 	AuthorizationConfigFile                  string

@@ -53,6 +53,16 @@ func Parse(data []byte, opts LoadOptions) (*Config, error) {
 	return &Config{hash: configfile.Hash(data), api: api, jwt: compiled}, nil
 }
 
+// FromAPI validates and compiles a configuration built in memory (from
+// flags): it has no file, so no hash and no reloads.
+func FromAPI(api *apiserverv1.AuthenticationConfiguration, opts LoadOptions) (*Config, error) {
+	compiled, errs := Validate(api, opts.DisallowedIssuers)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, errs.ToAggregate())
+	}
+	return &Config{api: api, jwt: compiled}, nil
+}
+
 // Path is the file the configuration came from ("" for Parse).
 func (c *Config) Path() string {
 	if c == nil {

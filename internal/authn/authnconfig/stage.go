@@ -27,6 +27,8 @@ type Flags struct {
 	// ServiceAccountIssuers are --service-account-issuer: no JWT
 	// authenticator may claim them.
 	ServiceAccountIssuers []string
+	// OIDC are the --oidc-* flags.
+	OIDC OIDCFlags
 }
 
 // Stage is the server's authentication.
@@ -42,20 +44,37 @@ type Stage struct {
 // certificates, then bearer tokens (token file, service accounts, JWT
 // issuers, behind one cache), then anonymous where allowed.
 func NewStage(f Flags, x509 authn.Authenticator, serviceAccounts authn.Token, reg prometheus.Registerer, serverID string, log *slog.Logger) (*Stage, error) {
+	if err := f.OIDC.Validate(); err != nil {
+		return nil, err
+	}
+	if f.ConfigFile != "" && f.OIDC.Set {
+		return nil, ErrOIDCWithConfigFile
+	}
 	var fileCfg *Config
+	opts := Options{
+		DisallowedIssuers: f.ServiceAccountIssuers,
+		APIServerID:       serverID,
+		Registerer:        reg,
+		Logger:            log,
+	}
 	if f.ConfigFile != "" {
 		c, err := Load(f.ConfigFile, LoadOptions{DisallowedIssuers: f.ServiceAccountIssuers})
 		if err != nil {
 			return nil, fmt.Errorf("--authentication-config: %w", err)
 		}
 		fileCfg = c
+	} else if api, err := f.OIDC.Config(); err != nil {
+		return nil, err
+	} else if api != nil {
+		if fileCfg, err = FromAPI(api, LoadOptions{DisallowedIssuers: f.ServiceAccountIssuers}); err != nil {
+			return nil, fmt.Errorf("--oidc-*: %w", err)
+		}
+		opts.JWT.SigningAlgs = f.OIDC.SigningAlgs
+		if len(opts.JWT.SigningAlgs) == 0 {
+			opts.JWT.SigningAlgs = []string{"RS256"}
+		}
 	}
-	jwts, err := NewAuthenticator(fileCfg, Options{
-		DisallowedIssuers: f.ServiceAccountIssuers,
-		APIServerID:       serverID,
-		Registerer:        reg,
-		Logger:            log,
-	})
+	jwts, err := NewAuthenticator(fileCfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("--authentication-config: %w", err)
 	}

@@ -48,6 +48,9 @@ type Options struct {
 	MaxTokenSize int
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// SigningAlgs, if set, are the only algorithms accepted (kube-apiserver's
+	// --oidc-signing-algs); otherwise every allowed asymmetric one is.
+	SigningAlgs []string
 	// Observe, if set, is told how long each token this authenticator
 	// recognised (its issuer's) took to verify and whether it was
 	// accepted: kube-apiserver's jwt_authenticator_latency_seconds.
@@ -310,7 +313,7 @@ func (a *Authenticator) verifySignature(ctx context.Context, token string) ([]by
 		return nil, fmt.Errorf("%w: header: %w", ErrMalformed, err)
 	}
 	alg := jose.SignatureAlgorithm(h.Alg)
-	if !slices.Contains(allowedAlgs, alg) {
+	if !slices.Contains(allowedAlgs, alg) || (len(a.opts.SigningAlgs) > 0 && !slices.Contains(a.opts.SigningAlgs, h.Alg)) {
 		return nil, fmt.Errorf("%w: signing algorithm %q is not allowed", ErrSignature, h.Alg)
 	}
 	jws, err := jose.ParseSignedCompact(token, allowedAlgs)
