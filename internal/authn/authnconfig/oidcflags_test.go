@@ -23,7 +23,7 @@ func TestOIDCFlags(t *testing.T) {
 		{"email unprefixed, groups, required claims in order", OIDCFlags{IssuerURL: "https://i", ClientID: "c", UsernameClaim: "email",
 			GroupsClaim: "g", GroupsPrefix: "p:", RequiredClaims: map[string]string{"b": "2", "a": "1"}, Set: true},
 			&apiserverv1.AuthenticationConfiguration{JWT: []apiserverv1.JWTAuthenticator{{
-				Issuer: apiserverv1.Issuer{URL: "https://i", Audiences: []string{"c"}},
+				Issuer:               apiserverv1.Issuer{URL: "https://i", Audiences: []string{"c"}},
 				ClaimValidationRules: []apiserverv1.ClaimValidationRule{{Claim: "a", RequiredValue: "1"}, {Claim: "b", RequiredValue: "2"}},
 				ClaimMappings: apiserverv1.ClaimMappings{
 					Username: apiserverv1.PrefixedClaimOrExpression{Claim: "email", Prefix: str("")},
