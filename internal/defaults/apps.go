@@ -53,8 +53,13 @@ func statefulSet(ss *appsv1.StatefulSet) {
 			s.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
 		}
 	}
-	if ru := s.UpdateStrategy.RollingUpdate; s.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType && ru != nil && ru.Partition == nil {
-		ru.Partition = ptr(int32(0))
+	if ru := s.UpdateStrategy.RollingUpdate; s.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType && ru != nil {
+		if ru.Partition == nil {
+			ru.Partition = ptr(int32(0))
+		}
+		if ru.MaxUnavailable == nil {
+			ru.MaxUnavailable = ptr(intstr.FromInt32(1))
+		}
 	}
 	if s.PersistentVolumeClaimRetentionPolicy == nil {
 		s.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{}

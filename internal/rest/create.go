@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -66,6 +67,9 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 	}
 	settleCustom(res, obj)
 	h.defaultObject(res, obj)
+	if ds, ok := obj.(*appsv1.DaemonSet); ok {
+		setTemplateGeneration(ds)
+	}
 	if applied == nil {
 		fm := h.manager(res, "")
 		obj = fm.UpdateNoErrors(res.New(), obj, opts.FieldManager)
@@ -167,8 +171,9 @@ func (h *Handler) attributes(ctx context.Context, res *registry.Resource, sub st
 	if st := request.StateFrom(ctx); st != nil {
 		a.UserInfo = st.User
 	}
-	if res.Custom != nil {
-		a.Equivalents = equivalents{h.reg}
-	}
+	// Custom resources have their served versions as equivalents, and
+	// built-in resources those stored as one (core and events.k8s.io
+	// Events).
+	a.Equivalents = equivalents{h.reg}
 	return a
 }

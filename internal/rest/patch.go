@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
@@ -151,12 +152,28 @@ func applyPatch(ptype string, doc, patch []byte, schema runtime.Object) ([]byte,
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", derr))
 		}
 		out, err = strategicpatch.StrategicMergePatch(doc, patch, schema)
+		if err != nil {
+			return nil, strategicPatchError(err)
+		}
 	}
 	if err != nil {
 		return nil, apierrors.NewInvalid(schema.GetObjectKind().GroupVersionKind().GroupKind(), "", field.ErrorList{
 			field.Invalid(field.NewPath("patch"), string(patch), err.Error())})
 	}
 	return out, nil
+}
+
+// strategicPatchError answers a strategic merge patch that does not apply
+// as kube-apiserver does: a malformed patch is 400, anything else (a list
+// element without its merge key, say) a bare 500 with the library's text.
+func strategicPatchError(err error) error {
+	for _, bad := range []error{mergepatch.ErrBadJSONDoc, mergepatch.ErrNoListOfLists, mergepatch.ErrBadPatchFormatForPrimitiveList,
+		mergepatch.ErrBadPatchFormatForRetainKeys, mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat} {
+		if errors.Is(err, bad) {
+			return apierrors.NewBadRequest(err.Error())
+		}
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
 }
 
 // applier returns the server-side apply update for body.
@@ -238,7 +255,11 @@ func (h *Handler) decodePatched(r *http.Request, res *registry.Resource, ptype s
 		return nil, apierrors.NewInternalError(err)
 	}
 	gvk := res.GVK()
-	obj, _, err := dec.Decode(patched, &gvk, res.New())
+	obj, got, err := dec.Decode(patched, &gvk, res.New())
+	if err == nil && got != nil && got.Kind != gvk.Kind && got.GroupVersion() == gvk.GroupVersion() {
+		// kube-apiserver decodes the other kind and fails converting it.
+		return nil, invalid(fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", got.Version, got.Kind, internalPackage(gvk.Group), gvk.Kind))
+	}
 	if err != nil && !runtime.IsStrictDecodingError(err) {
 		if ptype == mediaSMPatch {
 			// kube-apiserver converts the patched map, not JSON.

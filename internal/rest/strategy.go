@@ -2,8 +2,11 @@ package rest
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -101,6 +104,8 @@ func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time)
 		if !hasFinalizer(o.Spec.Finalizers, corev1.FinalizerKubernetes) {
 			o.Spec.Finalizers = append(o.Spec.Finalizers, corev1.FinalizerKubernetes)
 		}
+	case *corev1.Service:
+		prepareServiceIPs(o)
 	case *corev1.Pod:
 		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(o)}
 		// A negative grace period means "now", which the kubelet takes as 1 s.
@@ -162,6 +167,10 @@ func prepareForUpdate(res *registry.Resource, sub string, obj, old runtime.Objec
 		if res.Generation && !specEqual(obj, old) {
 			m.SetGeneration(om.GetGeneration() + 1)
 		}
+		switch o := obj.(type) {
+		case *appsv1.DaemonSet:
+			carryTemplateGeneration(o, old.(*appsv1.DaemonSet))
+		}
 	}
 	if ns, ok := obj.(*corev1.Namespace); ok && sub != "finalize" {
 		ns.Spec = old.(*corev1.Namespace).Spec
@@ -209,4 +218,80 @@ func podQOS(p *corev1.Pod) corev1.PodQOSClass {
 		return corev1.PodQOSGuaranteed
 	}
 	return corev1.PodQOSBurstable
+}
+
+// prepareManaged runs after the field manager recorded an update, as
+// kube-apiserver's storage does what follows: a service that becomes
+// ExternalName releases its cluster IPs and internal traffic policy (its
+// managed fields still name them), one that keeps them has their list and families filled in.
+func prepareManaged(obj, old runtime.Object) {
+	s, ok := obj.(*corev1.Service)
+	if !ok {
+		return
+	}
+	if s.Spec.Type == corev1.ServiceTypeExternalName && old.(*corev1.Service).Spec.Type != corev1.ServiceTypeExternalName {
+		s.Spec.ClusterIP, s.Spec.ClusterIPs, s.Spec.IPFamilies, s.Spec.IPFamilyPolicy = "", nil, nil, nil
+		s.Spec.InternalTrafficPolicy = nil
+		return
+	}
+	prepareServiceIPs(s)
+}
+
+// templateGenerationKey is the annotation in which apps/v1 DaemonSets
+// carry kube-apiserver's count of template changes.
+const templateGenerationKey = "deprecated.daemonset.template.generation"
+
+// setTemplateGeneration starts a new DaemonSet's count at 1. It runs
+// before the field manager, which therefore records the annotation as the
+// creator's, as kube-apiserver's does.
+func setTemplateGeneration(ds *appsv1.DaemonSet) {
+	if ds.Annotations == nil {
+		ds.Annotations = map[string]string{}
+	}
+	ds.Annotations[templateGenerationKey] = "1"
+}
+
+// carryTemplateGeneration keeps the count of template changes, adding one
+// when the template changes.
+func carryTemplateGeneration(ds, old *appsv1.DaemonSet) {
+	gen, err := strconv.ParseInt(old.Annotations[templateGenerationKey], 10, 64)
+	if err != nil {
+		return
+	}
+	if !equality.Semantic.DeepEqual(ds.Spec.Template, old.Spec.Template) {
+		gen++
+	}
+	if ds.Annotations == nil {
+		ds.Annotations = map[string]string{}
+	}
+	ds.Annotations[templateGenerationKey] = strconv.FormatInt(gen, 10)
+}
+
+// prepareServiceIPs fills in what kube-apiserver's allocator records for a
+// service with a cluster IP: the IP list, its family and the single-stack
+// policy. Services without one get none here (portcullis allocates no IPs).
+func prepareServiceIPs(s *corev1.Service) {
+	sp := &s.Spec
+	if sp.Type == corev1.ServiceTypeExternalName || sp.ClusterIP == "" || sp.ClusterIP == corev1.ClusterIPNone {
+		return
+	}
+	if len(sp.ClusterIPs) == 0 {
+		sp.ClusterIPs = []string{sp.ClusterIP}
+	}
+	if len(sp.IPFamilies) == 0 {
+		for _, ip := range sp.ClusterIPs {
+			family := corev1.IPv4Protocol
+			if strings.Contains(ip, ":") {
+				family = corev1.IPv6Protocol
+			}
+			sp.IPFamilies = append(sp.IPFamilies, family)
+		}
+	}
+	if sp.IPFamilyPolicy == nil {
+		policy := corev1.IPFamilyPolicySingleStack
+		if len(sp.ClusterIPs) > 1 {
+			policy = corev1.IPFamilyPolicyRequireDualStack
+		}
+		sp.IPFamilyPolicy = &policy
+	}
 }

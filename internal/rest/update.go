@@ -145,6 +145,9 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 			fm := h.manager(res, managerSub(t.sub))
 			obj = fm.UpdateNoErrors(cur, obj, opts.FieldManager)
 		}
+		if t.sub == "" {
+			prepareManaged(obj, cur)
+		}
 		var attrs *admission.Attributes
 		if t.sub != "scale" {
 			attrs = h.attributes(ctx, res, t.sub, admission.Update, obj, cur, options, opts.DryRun)

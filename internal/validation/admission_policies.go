@@ -81,7 +81,7 @@ func validateValidatingAdmissionPolicy(pol *admissionv1.ValidatingAdmissionPolic
 	if spec.AuditAnnotations != nil {
 		ap := p.Child("auditAnnotations")
 		if len(spec.AuditAnnotations) > maxAuditAnnotations {
-			errs = append(errs, field.Invalid(ap, spec.AuditAnnotations, fmt.Sprintf("must not have more than %d auditAnnotations", maxAuditAnnotations)))
+			errs = append(errs, field.Invalid(ap, internalAuditAnnotations(spec.AuditAnnotations), fmt.Sprintf("must not have more than %d auditAnnotations", maxAuditAnnotations)))
 		}
 		keys := map[string]bool{}
 		for i, a := range spec.AuditAnnotations {
@@ -93,6 +93,17 @@ func validateValidatingAdmissionPolicy(pol *admissionv1.ValidatingAdmissionPolic
 		}
 	}
 	return errs
+}
+
+// internalAuditAnnotations are annotations as kube-apiserver shows them in
+// an error: its internal type, without JSON field names.
+func internalAuditAnnotations(as []admissionv1.AuditAnnotation) any {
+	type auditAnnotation struct{ Key, ValueExpression string }
+	out := make([]auditAnnotation, len(as))
+	for i, a := range as {
+		out[i] = auditAnnotation{a.Key, a.ValueExpression}
+	}
+	return out
 }
 
 // validatePolicyHead checks what validating and mutating policies share:

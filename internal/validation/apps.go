@@ -5,7 +5,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -317,18 +316,12 @@ func validateRetentionType(t appsv1.PersistentVolumeClaimRetentionPolicyType, p 
 // be edited.
 func validateStatefulSetUpdate(s, old *appsv1.StatefulSet) field.ErrorList {
 	errs := validateMetaUpdate(&s.ObjectMeta, &old.ObjectMeta)
-	errs = append(errs, validateStatefulSetSpec(&s.Spec, field.NewPath("spec"))...)
-	clone := s.Spec.DeepCopy()
-	clone.Replicas = old.Spec.Replicas
-	clone.Template = old.Spec.Template
-	clone.UpdateStrategy = old.Spec.UpdateStrategy
-	clone.MinReadySeconds = old.Spec.MinReadySeconds
-	clone.Ordinals = old.Spec.Ordinals
-	clone.PersistentVolumeClaimRetentionPolicy = old.Spec.PersistentVolumeClaimRetentionPolicy
-	if !equality.Semantic.DeepEqual(*clone, old.Spec) {
-		errs = append(errs, field.Forbidden(field.NewPath("spec"), "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"))
-	}
-	return errs
+	sp := field.NewPath("spec")
+	errs = append(errs, validateStatefulSetSpec(&s.Spec, sp)...)
+	errs = append(errs, immutable(s.Spec.Selector, old.Spec.Selector, sp.Child("selector"))...)
+	errs = append(errs, immutable(s.Spec.VolumeClaimTemplates, old.Spec.VolumeClaimTemplates, sp.Child("volumeClaimTemplates"))...)
+	errs = append(errs, immutable(s.Spec.ServiceName, old.Spec.ServiceName, sp.Child("serviceName"))...)
+	return append(errs, immutable(s.Spec.PodManagementPolicy, old.Spec.PodManagementPolicy, sp.Child("podManagementPolicy"))...)
 }
 
 func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
@@ -400,6 +393,6 @@ func validateDaemonSetUpdateStrategy(s *appsv1.DaemonSetUpdateStrategy, p *field
 
 func validateDaemonSetUpdate(ds, old *appsv1.DaemonSet) field.ErrorList {
 	errs := validateMetaUpdate(&ds.ObjectMeta, &old.ObjectMeta)
-	errs = append(errs, validateDaemonSetSpec(&ds.Spec, field.NewPath("spec"))...)
-	return append(errs, immutable(ds.Spec.Selector, old.Spec.Selector, field.NewPath("spec", "selector"))...)
+	errs = append(errs, immutable(ds.Spec.Selector, old.Spec.Selector, field.NewPath("spec", "selector"))...)
+	return append(errs, validateDaemonSetSpec(&ds.Spec, field.NewPath("spec"))...)
 }

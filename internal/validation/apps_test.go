@@ -92,7 +92,7 @@ func TestWorkloadUpdates(t *testing.T) {
 	ss.Spec.Replicas = ptr(int32(3))
 	expectErrors(t, Update(ss, oldSS), nil)
 	ss.Spec.ServiceName = "other"
-	expectErrors(t, Update(ss, oldSS), []string{`spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden`})
+	expectErrors(t, Update(ss, oldSS), []string{`spec.serviceName: Invalid value: "other": field is immutable`})
 }
 
 func TestOtherWorkloadsCreate(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -464,7 +463,7 @@ func validatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 		munged.SchedulingGates = old.Spec.SchedulingGates
 	}
 	if !equality.Semantic.DeepEqual(munged, old.Spec) {
-		diff := cmp.Diff(old.Spec, munged)
+		diff := specDiff(old.Spec, munged)
 		errs = append(errs, field.Forbidden(sp, fmt.Sprintf("pod updates may not change fields other than %s\n%v", strings.Join(updatablePodSpecFields, ","), diff)))
 	}
 	return errs

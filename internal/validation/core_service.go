@@ -171,9 +171,19 @@ func validatePortNumOrName(port intstr.IntOrString, p *field.Path) field.ErrorLi
 
 func validateServiceUpdate(s, old *corev1.Service) field.ErrorList {
 	errs := validateMetaUpdate(&s.ObjectMeta, &old.ObjectMeta)
-	// Once allocated, a cluster IP stays for the life of the service.
-	if s.Spec.Type != corev1.ServiceTypeExternalName && old.Spec.Type != corev1.ServiceTypeExternalName && old.Spec.ClusterIP != "" {
-		errs = append(errs, immutable(s.Spec.ClusterIP, old.Spec.ClusterIP, field.NewPath("spec", "clusterIP"))...)
+	// Once allocated, cluster IPs stay for the life of the service.
+	if s.Spec.Type != corev1.ServiceTypeExternalName && old.Spec.Type != corev1.ServiceTypeExternalName &&
+		!(old.Spec.ClusterIP == corev1.ClusterIPNone && s.Spec.ClusterIP == corev1.ClusterIPNone) {
+		ips := field.NewPath("spec", "clusterIPs")
+		cur, was := s.Spec.ClusterIPs, old.Spec.ClusterIPs
+		switch {
+		case len(was) > 0 && len(cur) == 0:
+			errs = append(errs, field.Invalid(ips.Index(0), cur, "primary clusterIP can not be unset"))
+		case len(was) > 0 && cur[0] != was[0]:
+			errs = append(errs, field.Invalid(ips.Index(0), cur, "may not change once set"))
+		case len(was) == 2 && len(cur) == 2 && cur[1] != was[1]:
+			errs = append(errs, field.Invalid(ips.Index(1), cur, "may not change once set"))
+		}
 	}
 	return append(errs, validateService(s)...)
 }

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -138,13 +137,18 @@ func validatePersistentVolumeClaimUpdate(pvc, old *corev1.PersistentVolumeClaim)
 	if old.Spec.VolumeName == "" {
 		cur.VolumeName = ""
 	}
+	// A claim made before a default storage class existed may be given
+	// one later (kube-apiserver's retroactive default storage class).
+	if old.Spec.StorageClassName == nil && old.Annotations[corev1.BetaStorageClassAnnotation] == "" {
+		cur.StorageClassName = nil
+	}
 	msg := "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
 	if old.Status.Phase == corev1.ClaimBound {
 		cur.Resources.Requests = old.Spec.Resources.Requests
 		cur.VolumeAttributesClassName = old.Spec.VolumeAttributesClassName
 	}
 	if !equality.Semantic.DeepEqual(*cur, old.Spec) {
-		errs = append(errs, field.Forbidden(field.NewPath("spec"), fmt.Sprintf("%s\n%v", msg, cmp.Diff(old.Spec, *cur))))
+		errs = append(errs, field.Forbidden(field.NewPath("spec"), fmt.Sprintf("%s\n%v", msg, specDiff(old.Spec, *cur))))
 	}
 	// Volumes do not shrink; a request may only come back down towards the
 	// capacity actually provisioned, to recover from a failed expansion.

@@ -60,8 +60,8 @@ func TestStorageKinds(t *testing.T) {
 	sc.Parameters["type"] = "io2"
 	sc.Provisioner = "q"
 	expectErrors(t, Update(sc, old), []string{
-		`parameters: Forbidden: updates to parameters are forbidden.`,
-		`provisioner: Forbidden: updates to provisioner are forbidden.`,
+		`parameters: Invalid value: null: field is immutable`,
+		`provisioner: Invalid value: null: field is immutable`,
 	})
 }
 

@@ -2,6 +2,7 @@ package validation
 
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
+	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -157,7 +158,7 @@ func validateRoleBindingUpdate(b, old *rbacv1.RoleBinding) field.ErrorList {
 }
 
 // internalRoleRef mirrors the reference's internal type, whose JSON form is
-// what its "cannot change roleRef" message shows.
+// what its "field is immutable" message for roleRef shows.
 type internalRoleRef struct {
 	APIGroup string
 	Kind     string
@@ -165,7 +166,7 @@ type internalRoleRef struct {
 }
 
 func roleRefChanged(r rbacv1.RoleRef) *field.Error {
-	return field.Invalid(field.NewPath("roleRef"), internalRoleRef(r), "cannot change roleRef")
+	return field.Invalid(field.NewPath("roleRef"), internalRoleRef(r), genericvalidation.FieldImmutableErrorMsg)
 }
 
 func validateClusterRoleBindingUpdate(b, old *rbacv1.ClusterRoleBinding) field.ErrorList {

@@ -101,7 +101,7 @@ func TestRBACUpdate(t *testing.T) {
 			b.Subjects = []rbacv1.Subject{{Kind: "Group", APIGroup: rbacv1.GroupName, Name: "g"}}
 		}, nil},
 		{"roleRef may not change", func(b *rbacv1.RoleBinding) { b.RoleRef.Name = "edit" },
-			[]string{`roleRef: Invalid value: {"APIGroup":"rbac.authorization.k8s.io","Kind":"ClusterRole","Name":"edit"}: cannot change roleRef`}},
+			[]string{`roleRef: Invalid value: {"APIGroup":"rbac.authorization.k8s.io","Kind":"ClusterRole","Name":"edit"}: field is immutable`}},
 		{"name may not change", func(b *rbacv1.RoleBinding) { b.Name = "c" },
 			[]string{`metadata.name: Invalid value: "c": field is immutable`}},
 		{"resourceVersion is required", func(b *rbacv1.RoleBinding) { b.ResourceVersion = "" },

@@ -7,6 +7,7 @@ import (
 
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -78,16 +79,21 @@ func validateClassParameters(params map[string]string, p *field.Path) field.Erro
 func validateStorageClassUpdate(sc, old *storagev1.StorageClass) field.ErrorList {
 	errs := validateStorageClass(sc)
 	errs = append(errs, validateMetaUpdate(&sc.ObjectMeta, &old.ObjectMeta)...)
-	if !equalStringMaps(sc.Parameters, old.Parameters) {
-		errs = append(errs, field.Forbidden(field.NewPath("parameters"), "updates to parameters are forbidden."))
+	// kube-apiserver's declarative validation reports these without the value.
+	for _, f := range []struct {
+		name    string
+		changed bool
+	}{
+		{"parameters", !equalStringMaps(sc.Parameters, old.Parameters)},
+		{"provisioner", sc.Provisioner != old.Provisioner},
+		{"reclaimPolicy", !reflect.DeepEqual(sc.ReclaimPolicy, old.ReclaimPolicy)},
+		{"volumeBindingMode", !reflect.DeepEqual(sc.VolumeBindingMode, old.VolumeBindingMode)},
+	} {
+		if f.changed {
+			errs = append(errs, field.Invalid(field.NewPath(f.name), nil, genericvalidation.FieldImmutableErrorMsg))
+		}
 	}
-	if sc.Provisioner != old.Provisioner {
-		errs = append(errs, field.Forbidden(field.NewPath("provisioner"), "updates to provisioner are forbidden."))
-	}
-	if !reflect.DeepEqual(sc.ReclaimPolicy, old.ReclaimPolicy) {
-		errs = append(errs, field.Forbidden(field.NewPath("reclaimPolicy"), "updates to reclaimPolicy are forbidden."))
-	}
-	return append(errs, immutable(sc.VolumeBindingMode, old.VolumeBindingMode, field.NewPath("volumeBindingMode"))...)
+	return errs
 }
 
 // csiDriverName checks a CSI driver name: a DNS subdomain (any case) of at
