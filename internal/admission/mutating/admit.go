@@ -24,22 +24,51 @@ import (
 // policies whose bindings match the request and sets a.Object to the
 // result. The object it was given is never modified.
 func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
+	return dispatchAll(ctx, a, p, p)
+}
+
+// StaticFirst dispatches the static policies (static returns the set in
+// force) and the API-created ones of api as kube-apiserver's one
+// dispatcher over both does: static invocations first, then the API ones,
+// in one review whose failures are all reported together (the first one's
+// message, every one as a cause) and one reinvocation state, api's.
+func StaticFirst(static func() *Plugin, api *Plugin) admission.Mutator {
+	return admission.MutatorFunc(func(ctx context.Context, a *admission.Attributes) error {
+		return dispatchAll(ctx, a, api, static(), api)
+	})
+}
+
+// dispatchAll reviews a with the policies of sources, in order; p evaluates
+// them (options, metrics, objects and reinvocation state).
+func dispatchAll(ctx context.Context, a *admission.Attributes, p *Plugin, sources ...*Plugin) error {
 	switch a.Operation {
 	case admission.Create, admission.Update, admission.Connect:
 	default:
 		// A delete has no object to mutate.
 		return nil
 	}
-	var buf [8]*hook
-	req, hooks, err := dispatch.Candidates(ctx, a, p.loader.Set, &p.cfg, buf[:0])
-	if len(hooks) == 0 {
-		return err
-	}
-	r := &review{ctx: ctx, p: p, a: a, req: req}
+	r := &review{ctx: ctx, p: p, a: a}
 	r.own = view{a: a, values: celenv.NewValues(a, p.opts.Authorizer)}
-	for _, h := range hooks {
-		// Bind never fails: invocations are only collected here.
-		_ = dispatch.Walk(ctx, req, p.opts.Params, h, r)
+	var buf [8]*hook
+	for _, src := range sources {
+		req, hooks, err := dispatch.Candidates(ctx, a, src.loader.Set, &src.cfg, buf[:0])
+		if len(hooks) == 0 {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if r.req == nil {
+			r.req = req
+		}
+		for _, h := range hooks {
+			// Bind never fails: invocations are only collected here.
+			_ = dispatch.Walk(ctx, req, src.opts.Params, h, r)
+		}
+	}
+	if r.req == nil {
+		// No policy applies: nothing to do, not even to remember.
+		return nil
 	}
 	if len(r.invocations) > 0 {
 		if err := r.run(); err != nil {

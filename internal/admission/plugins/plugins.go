@@ -122,7 +122,7 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 			if err != nil {
 				return nil, err
 			}
-			return staticFirstMutator{static: func() admission.Mutator { return st.get() }, api: p}, nil
+			return mutating.StaticFirst(func() *mutating.Plugin { return st.get() }, p), nil
 		}},
 		{Name: "MutatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
 			cfg, err := parsePluginConfig(raw, "WebhookAdmissionConfiguration", d.ManifestsGate)

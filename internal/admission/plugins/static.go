@@ -81,19 +81,6 @@ func (v staticFirstValidator) Validate(ctx context.Context, a *admission.Attribu
 	return v.api.Validate(ctx, a)
 }
 
-// staticFirstMutator runs the static engine before the API-based one.
-type staticFirstMutator struct {
-	static func() admission.Mutator
-	api    admission.Mutator
-}
-
-func (m staticFirstMutator) Admit(ctx context.Context, a *admission.Attributes) error {
-	if err := m.static().Admit(ctx, a); err != nil {
-		return err
-	}
-	return m.api.Admit(ctx, a)
-}
-
 // reservedMessage is kube-apiserver's word on the .static.k8s.io suffix.
 var reservedMessage = fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", manifest.Suffix)
 
