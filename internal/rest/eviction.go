@@ -14,6 +14,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/objects"
+	"github.com/portcullis/portcullis/internal/registry"
 )
 
 // evictionKey is the pods/eviction connector, served by the handler itself.
@@ -58,8 +60,72 @@ func (h *Handler) evict(ctx context.Context, ns, name string, body runtime.Objec
 	if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
 		return nil, err
 	}
+	if len(opts.DryRun) == 0 {
+		if err := h.markDisruptionTarget(ctx, res, ns, name, opts.Preconditions); err != nil {
+			return nil, err
+		}
+		// The pod's resourceVersion is the one just written.
+		opts.Preconditions = nil
+	}
 	if _, _, err := h.deleteObject(ctx, res, ns, name, opts); err != nil {
 		return nil, err
 	}
 	return &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess, Code: 201}, nil
+}
+
+// markDisruptionTarget adds the condition kube-apiserver's eviction adds
+// before the deletion (DisruptionTarget, reason EvictionByEvictionAPI),
+// after checking the Eviction's preconditions as it does.
+func (h *Handler) markDisruptionTarget(ctx context.Context, res *registry.Resource, ns, name string, pre *metav1.Preconditions) error {
+	key := res.Key(ns, name)
+	kv, err := h.store.Get(ctx, key)
+	if err != nil {
+		return objects.StorageError(err, res.GroupResource(), name)
+	}
+	cur, err := h.o.DecodeContext(ctx, res, kv)
+	if err != nil {
+		return codecError(err)
+	}
+	pod, ok := cur.(*corev1.Pod)
+	if !ok {
+		return apierrors.NewInternalError(fmt.Errorf("not a pod: %T", cur))
+	}
+	if pre != nil {
+		podKind := schema.GroupResource{Resource: "Pod"}
+		if uid := pre.UID; uid != nil && *uid != "" && *uid != pod.UID {
+			return apierrors.NewConflict(podKind, name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *uid, pod.UID))
+		}
+		if rv := pre.ResourceVersion; rv != nil && *rv != "" && *rv != pod.ResourceVersion {
+			return apierrors.NewConflict(podKind, name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *rv, pod.ResourceVersion))
+		}
+	}
+	pod = pod.DeepCopy()
+	setPodCondition(&pod.Status, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting"}, metav1.NewTime(h.cfg.Now()))
+	data, err := h.o.EncodeContext(ctx, res, pod)
+	if err != nil {
+		return codecError(err)
+	}
+	if _, err := h.store.Update(ctx, key, data, kv.ModRevision); err != nil {
+		return objects.StorageError(err, res.GroupResource(), name)
+	}
+	return nil
+}
+
+// setPodCondition sets c in status as kube-apiserver's UpdatePodCondition
+// does: the transition time moves only when the status changes.
+func setPodCondition(status *corev1.PodStatus, c corev1.PodCondition, now metav1.Time) {
+	c.LastTransitionTime = now
+	for i, old := range status.Conditions {
+		if old.Type != c.Type {
+			continue
+		}
+		if old.Status == c.Status {
+			c.LastTransitionTime = old.LastTransitionTime
+		}
+		c.LastProbeTime = old.LastProbeTime
+		status.Conditions[i] = c
+		return
+	}
+	status.Conditions = append(status.Conditions, c)
 }
