@@ -145,13 +145,24 @@ func (x *Index[T]) Lookup(dst []T, r *Request) []T {
 		n++
 	}
 	a := r.Attrs
-	keys := [8]resourceKey{}
-	i := 0
-	for _, op := range [2]string{string(a.Operation), wildcard} {
-		for _, g := range [2]string{a.Resource.Group, wildcard} {
-			for _, res := range [2]string{a.Resource.Resource, wildcard} {
-				keys[i] = resourceKey{op, g, res}
-				i++
+	// The request's group and resource, and under matchPolicy Equivalent
+	// those of its equivalents in other groups (events.k8s.io Events for
+	// core ones); versions are left to the full match.
+	resources := [][2]string{{a.Resource.Group, a.Resource.Resource}}
+	if a.Equivalents != nil {
+		for _, e := range a.Equivalents.For(a.Resource, a.Subresource) {
+			if gr := [2]string{e.Resource.Group, e.Resource.Resource}; !slices.Contains(resources, gr) {
+				resources = append(resources, gr)
+			}
+		}
+	}
+	keys := make([]resourceKey, 0, 8*len(resources))
+	for _, gr := range resources {
+		for _, op := range [2]string{string(a.Operation), wildcard} {
+			for _, g := range [2]string{gr[0], wildcard} {
+				for _, res := range [2]string{gr[1], wildcard} {
+					keys = append(keys, resourceKey{op, g, res})
+				}
 			}
 		}
 	}
