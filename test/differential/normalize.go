@@ -14,6 +14,8 @@ var (
 	uidRE  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	timeRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
 	hashRE = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
+	// jwtRE is a signed token (a service account's, issued by the run).
+	jwtRE = regexp.MustCompile(`eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`)
 	// resourceVersion: "123" in YAML, and "resourceVersion":"123" in JSON text.
 	rvYAMLRE = regexp.MustCompile(`(resourceVersion: )"?\d+"?`)
 	// The JSON may be quoted inside a message (a patch's Invalid value).
@@ -146,6 +148,7 @@ func text(s string, rep *strings.Replacer) string {
 	s = uidRE.ReplaceAllString(s, "<uid>")
 	s = timeRE.ReplaceAllString(s, "<time>")
 	s = hashRE.ReplaceAllString(s, "<hash>")
+	s = jwtRE.ReplaceAllString(s, "<jwt>")
 	s = klogRE.ReplaceAllString(s, "${1}<klog> ")
 	s = rvYAMLRE.ReplaceAllString(s, `${1}<rv>`)
 	s = rvJSONRE.ReplaceAllString(s, `${1}<rv>${2}`)

@@ -256,7 +256,10 @@ type bearer struct {
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
+	// A step's own Authorization header (a token it saved) wins.
+	if r.Header.Get("Authorization") == "" {
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
 	return b.next.RoundTrip(r)
 }
 
