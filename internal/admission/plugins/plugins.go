@@ -165,7 +165,7 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 			if err != nil {
 				return nil, err
 			}
-			return staticFirstValidator{static: func() admission.Validator { return st.get() }, api: p}, nil
+			return policy.StaticFirst(func() *policy.Plugin { return st.get() }, p), nil
 		}},
 		{Name: "ValidatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
 			cfg, err := parsePluginConfig(raw, "WebhookAdmissionConfiguration", d.ManifestsGate)

@@ -68,19 +68,6 @@ func watchStatic[E engine](set *Set, dir string, kind manifest.Kind, newEngine f
 // watchStatic returned.
 func (s *static[E]) get() E { return *s.cur.Load() }
 
-// staticFirstValidator runs the static engine before the API-based one.
-type staticFirstValidator struct {
-	static func() admission.Validator
-	api    admission.Validator
-}
-
-func (v staticFirstValidator) Validate(ctx context.Context, a *admission.Attributes) error {
-	if err := v.static().Validate(ctx, a); err != nil {
-		return err
-	}
-	return v.api.Validate(ctx, a)
-}
-
 // reservedMessage is kube-apiserver's word on the .static.k8s.io suffix.
 var reservedMessage = fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", manifest.Suffix)
 

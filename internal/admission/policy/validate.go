@@ -16,18 +16,47 @@ import (
 
 // Validate implements admission.Validator.
 func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
+	return validateAll(ctx, a, p, p)
+}
+
+// StaticFirst dispatches the static policies (static returns the set in
+// force) and the API-created ones of api as kube-apiserver's one
+// dispatcher over both does: every policy is evaluated, static ones first,
+// so the warnings and audit annotations of both are published (one
+// validation_failure annotation for all) and the first denial, a static
+// one if any, is the response.
+func StaticFirst(static func() *Plugin, api *Plugin) admission.Validator {
+	return admission.ValidatorFunc(func(ctx context.Context, a *admission.Attributes) error {
+		return validateAll(ctx, a, api, static(), api)
+	})
+}
+
+// validateAll reviews a with the policies of sources, in order; p
+// evaluates them.
+func validateAll(ctx context.Context, a *admission.Attributes, p *Plugin, sources ...*Plugin) error {
+	var r *review
 	var buf [8]*hook
-	req, hooks, err := dispatch.Candidates(ctx, a, p.loader.Set, &p.cfg, buf[:0])
-	if len(hooks) == 0 {
-		return err
-	}
-	r := &review{ctx: ctx, p: p, a: a, req: req, state: request.StateFrom(ctx), values: celenv.NewValues(a, p.opts.Authorizer)}
-	for _, h := range hooks {
-		r.annotations = annotationCollector{}
-		if err := dispatch.Walk(ctx, req, p.opts.Params, h, r); err != nil {
-			return err
+	for _, src := range sources {
+		req, hooks, err := dispatch.Candidates(ctx, a, src.loader.Set, &src.cfg, buf[:0])
+		if len(hooks) == 0 {
+			if err != nil {
+				return err
+			}
+			continue
 		}
-		r.annotations.publish(r.state, h.Policy.Name)
+		if r == nil {
+			r = &review{ctx: ctx, p: p, a: a, req: req, state: request.StateFrom(ctx), values: celenv.NewValues(a, p.opts.Authorizer)}
+		}
+		for _, h := range hooks {
+			r.annotations = annotationCollector{}
+			if err := dispatch.Walk(ctx, req, src.opts.Params, h, r); err != nil {
+				return err
+			}
+			r.annotations.publish(r.state, h.Policy.Name)
+		}
+	}
+	if r == nil {
+		return nil
 	}
 	return r.finish()
 }
