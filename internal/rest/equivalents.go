@@ -59,8 +59,18 @@ func (e equivalents) For(gvr schema.GroupVersionResource, sub string) []admissio
 // registration order (the stored one first), when there are several.
 func (e equivalents) sharedStorage(res *registry.Resource, sub string) []admission.Equivalent {
 	var out []admission.Equivalent
+	// Only a resource stored as another shares its keys: the others are
+	// skipped before their keys are built (this runs for every request a
+	// webhook or policy may match).
+	shared, prefix := res.StoredAs != nil, ""
 	for _, r := range e.reg.Builtin() {
-		if r.Virtual || r.KeyPrefix() != res.KeyPrefix() || (sub == "status" && !r.Status) || (sub != "" && sub != "status") {
+		if r != res && r.StoredAs == nil && !shared {
+			continue
+		}
+		if prefix == "" {
+			prefix = res.KeyPrefix()
+		}
+		if r.Virtual || r.KeyPrefix() != prefix || (sub == "status" && !r.Status) || (sub != "" && sub != "status") {
 			continue
 		}
 		out = append(out, admission.Equivalent{Resource: r.GVR, Kind: r.GVK()})
