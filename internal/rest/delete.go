@@ -172,6 +172,11 @@ func (h *Handler) deleteAdmitted(ctx context.Context, res *registry.Resource, ns
 				zero := int64(0)
 				grace = &zero
 			}
+			if m.GetDeletionTimestamp() == nil && m.GetGeneration() > 0 {
+				// Starting to delete changes what controllers must do: as
+				// in kube-apiserver, that is a new generation.
+				m.SetGeneration(m.GetGeneration() + 1)
+			}
 			if m.GetDeletionTimestamp() == nil || now.Before(m.GetDeletionTimestamp()) {
 				m.SetDeletionTimestamp(&now)
 			}
@@ -195,6 +200,11 @@ func (h *Handler) deleteAdmitted(ctx context.Context, res *registry.Resource, ns
 			}
 			setRV(cur, nkv.ModRevision)
 			return cur, false, nil
+		}
+		if m.GetDeletionTimestamp() != nil {
+			// A graceful deletion cut short answers with the period it ended with.
+			zero := int64(0)
+			m.SetDeletionGracePeriodSeconds(&zero)
 		}
 		if dryRun {
 			return cur, true, nil

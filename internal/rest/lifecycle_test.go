@@ -125,7 +125,7 @@ func TestFinalizersAndNamespaceDeletion(t *testing.T) {
 	if r := ts.do("GET", "/api/v1/namespaces/doomed", "", ""); r.code != 200 {
 		t.Fatalf("namespace went before its content: %d", r.code)
 	}
-	if r := ts.do("PATCH", "/api/v1/namespaces/doomed/configmaps/held", mediaMergePatch, `{"metadata":{"finalizers":["example.com/hold","example.com/more"]}}`); r.code != 403 {
+	if r := ts.do("PATCH", "/api/v1/namespaces/doomed/configmaps/held", mediaMergePatch, `{"metadata":{"finalizers":["example.com/hold","example.com/more"]}}`); r.code != 422 {
 		t.Errorf("adding a finalizer while deleting: %d %s", r.code, r.body)
 	}
 	ts.do("PATCH", "/api/v1/namespaces/doomed/configmaps/held", mediaMergePatch, `{"metadata":{"finalizers":null}}`)

@@ -130,8 +130,8 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 		if om.GetDeletionTimestamp() != nil {
 			added := sets.New(m.GetFinalizers()...).Difference(sets.New(om.GetFinalizers()...))
 			if added.Len() > 0 {
-				return nil, false, apierrors.NewForbidden(res.GroupResource(), t.name,
-					fmt.Errorf("no new finalizers can be added if the object is being deleted, found new finalizers %q", sets.List(added)))
+				return nil, false, apierrors.NewInvalid(res.GroupKind(), t.name, field.ErrorList{field.Forbidden(field.NewPath("metadata", "finalizers"),
+					fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", sets.List(added)))})
 			}
 		}
 		prepareForUpdate(res, strategySub, obj, cur)
