@@ -124,7 +124,7 @@ func (r *runner) client(user string) *http.Client {
 	return c
 }
 
-func (r *runner) do(user, method, path, contentType string, body []byte, headers map[string]string) (*http.Response, []byte, error) {
+func (r *runner) do(user, method, path, contentType string, body []byte, headers map[string]HeaderValues) (*http.Response, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, r.tg.url+path, bytes.NewReader(body))
@@ -135,8 +135,11 @@ func (r *runner) do(user, method, path, contentType string, body []byte, headers
 		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Accept", "application/json")
-	for k, v := range headers {
-		req.Header.Set(k, v)
+	for k, vs := range headers {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
 	}
 	resp, err := r.client(user).Do(req)
 	if err != nil {
@@ -336,7 +339,7 @@ func (r *runner) metrics(names []string, until string) any {
 }
 
 func (r *runner) series(names []string) []string {
-	_, data, err := r.do("admin", http.MethodGet, "/metrics", "", nil, map[string]string{"Accept": "text/plain"})
+	_, data, err := r.do("admin", http.MethodGet, "/metrics", "", nil, map[string]HeaderValues{"Accept": {"text/plain"}})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -402,9 +405,11 @@ func expand(st Step, ns string, saved map[string]string) Step {
 	st.Content = rep.Replace(st.Content)
 	st.Body = replaceAll(st.Body, rep)
 	st.Kubectl = replaceAll(st.Kubectl, rep)
-	h := map[string]string{}
-	for k, v := range st.Headers {
-		h[k] = rep.Replace(v)
+	h := map[string]HeaderValues{}
+	for k, vs := range st.Headers {
+		for _, v := range vs {
+			h[k] = append(h[k], rep.Replace(v))
+		}
 	}
 	st.Headers = h
 	return st

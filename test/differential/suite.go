@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,7 +80,7 @@ type Step struct {
 	Path    string            `json:"path,omitempty"`
 	Body    any               `json:"body,omitempty"`
 	RawBody string            `json:"rawBody,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
+	Headers map[string]HeaderValues `json:"headers,omitempty"`
 	// Audit records the audit event's annotations for the request.
 	Audit bool `json:"audit,omitempty"`
 	// Until repeats the request until its code is this (for configuration
@@ -280,4 +281,23 @@ func scenarioCount(suites []*Suite) int {
 		n += len(s.Cases)
 	}
 	return n
+}
+
+// HeaderValues are one header's values: a string, or a list for a header
+// sent several times (Impersonate-Group).
+type HeaderValues []string
+
+// UnmarshalJSON accepts a string or a list of strings.
+func (h *HeaderValues) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*h = HeaderValues{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return fmt.Errorf("a header is a string or a list of strings: %w", err)
+	}
+	*h = many
+	return nil
 }
