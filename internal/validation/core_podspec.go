@@ -342,21 +342,17 @@ func validateDNSConfig(policy corev1.DNSPolicy, c *corev1.PodDNSConfig, p *field
 	return errs
 }
 
-// probeHandlers are the handler fields of a probe in the order
-// kube-apiserver counts them.
-func probeHandlers(h *corev1.ProbeHandler) []string {
+// handlerNames are the handler fields set, in the order kube-apiserver
+// counts them; last is the probe's grpc or the hook's sleep.
+func handlerNames(exec *corev1.ExecAction, get *corev1.HTTPGetAction, tcp *corev1.TCPSocketAction, last string, lastSet bool) []string {
 	var set []string
-	if h.Exec != nil {
-		set = append(set, "exec")
-	}
-	if h.HTTPGet != nil {
-		set = append(set, "httpGet")
-	}
-	if h.TCPSocket != nil {
-		set = append(set, "tcpSocket")
-	}
-	if h.GRPC != nil {
-		set = append(set, "grpc")
+	for _, h := range []struct {
+		name string
+		set  bool
+	}{{"exec", exec != nil}, {"httpGet", get != nil}, {"tcpSocket", tcp != nil}, {last, lastSet}} {
+		if h.set {
+			set = append(set, h.name)
+		}
 	}
 	return set
 }
@@ -365,7 +361,7 @@ func validateProbe(pr *corev1.Probe, p *field.Path, successMustBeOne bool) field
 	if pr == nil {
 		return nil
 	}
-	errs := validateHandlers(probeHandlers(&pr.ProbeHandler), p)
+	errs := validateHandlers(handlerNames(pr.Exec, pr.HTTPGet, pr.TCPSocket, "grpc", pr.GRPC != nil), p)
 	errs = append(errs, validateHandlerFields(pr.Exec, pr.HTTPGet, pr.TCPSocket, p)...)
 	if pr.GRPC != nil {
 		for _, msg := range utilvalidation.IsValidPortNum(int(pr.GRPC.Port)) {
@@ -390,20 +386,7 @@ func validateLifecycleHandler(h *corev1.LifecycleHandler, p *field.Path) field.E
 	if h == nil {
 		return nil
 	}
-	var set []string
-	if h.Exec != nil {
-		set = append(set, "exec")
-	}
-	if h.HTTPGet != nil {
-		set = append(set, "httpGet")
-	}
-	if h.TCPSocket != nil {
-		set = append(set, "tcpSocket")
-	}
-	if h.Sleep != nil {
-		set = append(set, "sleep")
-	}
-	errs := validateHandlers(set, p)
+	errs := validateHandlers(handlerNames(h.Exec, h.HTTPGet, h.TCPSocket, "sleep", h.Sleep != nil), p)
 	return append(errs, validateHandlerFields(h.Exec, h.HTTPGet, h.TCPSocket, p)...)
 }
 
