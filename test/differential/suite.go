@@ -76,10 +76,10 @@ type Step struct {
 	As string `json:"as,omitempty"`
 
 	// An HTTP request.
-	Method  string            `json:"method,omitempty"`
-	Path    string            `json:"path,omitempty"`
-	Body    any               `json:"body,omitempty"`
-	RawBody string            `json:"rawBody,omitempty"`
+	Method  string                  `json:"method,omitempty"`
+	Path    string                  `json:"path,omitempty"`
+	Body    any                     `json:"body,omitempty"`
+	RawBody string                  `json:"rawBody,omitempty"`
 	Headers map[string]HeaderValues `json:"headers,omitempty"`
 	// Audit records the audit event's annotations for the request.
 	Audit bool `json:"audit,omitempty"`
