@@ -65,7 +65,7 @@ func TestDamagedStore(t *testing.T) {
 			if err := os.WriteFile(db, tc.damage(), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, harness.BuildPortcullis(t), "serve",
 				"--data-dir", s.DataDir, "--secure-port", "0", "--bind-address", "127.0.0.1")
