@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -74,7 +75,9 @@ func TestDifferential(t *testing.T) {
 func runSuite(t *testing.T, s *Suite, start func(*testing.T, *env) (*target, error)) *Golden {
 	t.Helper()
 	e := newEnv(t, s)
+	began := time.Now()
 	tg, err := start(t, e)
+	started := time.Since(began)
 	if s.StartFails {
 		if err != nil && !errors.Is(err, errStartFailed) {
 			t.Fatal(err)
@@ -103,6 +106,10 @@ func runSuite(t *testing.T, s *Suite, start func(*testing.T, *env) (*target, err
 	for _, c := range e.suite.Cases {
 		g.Cases = append(g.Cases, GoldenCase{Name: c.Name, Steps: r.run(c.Name, c.Steps)})
 	}
+	// For docs/performance.md (go test -v): how long the server took to be
+	// ready and to answer the cases.
+	t.Logf("timing %s: ready in %s, %d cases in %s", filepath.Base(tg.log), started.Round(time.Millisecond),
+		len(e.suite.Cases), (time.Since(began) - started).Round(time.Millisecond))
 	return g
 }
 
