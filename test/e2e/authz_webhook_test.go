@@ -78,8 +78,14 @@ authorizers:
 		t.Fatal(err)
 	}
 	s := harness.Start(t, "--authorization-config", authzCfg)
+	// One certificate per user: its fingerprint is part of the identity
+	// (the credential-id extra), so a new one would miss the cache.
+	kubeconfigs := map[string]string{}
 	as := func(user string, args ...string) (string, error) {
-		out, errOut, err := s.Kubectl(t, append([]string{"--kubeconfig", kubeconfigFor(t, s, "", user)}, args...)...)
+		if kubeconfigs[user] == "" {
+			kubeconfigs[user] = kubeconfigFor(t, s, "", user)
+		}
+		out, errOut, err := s.Kubectl(t, append([]string{"--kubeconfig", kubeconfigs[user]}, args...)...)
 		return out + errOut, err
 	}
 	if out, err := as("carol", "get", "pods", "-n", "default"); err != nil || !strings.Contains(out, "No resources found") {

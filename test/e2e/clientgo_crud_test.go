@@ -137,8 +137,8 @@ func TestClientGoConfigMaps(t *testing.T) {
 
 	t.Run("delete with a wrong UID precondition is a conflict", func(t *testing.T) {
 		err := cms.Delete(ctx, "one", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(types.UID("not-the-uid"))}})
-		if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "Precondition failed: UID in precondition: not-the-uid") {
-			t.Errorf("got %v, want 409 Conflict: Precondition failed: UID in precondition: not-the-uid, ...", err)
+		if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "the UID in the precondition (not-the-uid) does not match the UID in record") {
+			t.Errorf("got %v, want 409 Conflict: the UID in the precondition (not-the-uid) does not match ...", err)
 		}
 	})
 

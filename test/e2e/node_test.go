@@ -74,7 +74,7 @@ spec:
 	uid := strings.TrimSpace(s.MustKubectl(t, "get", "pod", "p1", "-n", "default", "-o", "jsonpath={.metadata.uid}"))
 	token := []string{"create", "token", "sa1", "-n", "default", "--bound-object-kind=Pod", "--bound-object-name=p1", "--bound-object-uid=" + uid}
 	mustWork(append(token, "--audience=vault")...)
-	mustFail("system:node:n1 is not authorized to request tokens for this audience", append(token, "--audience=other")...)
+	mustFail(`system:node:n1 is not authorized to request tokens for audience "other"`, append(token, "--audience=other")...)
 	s.MustKubectl(t, "apply", "-f", write("audience-rbac.yaml", `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
