@@ -90,5 +90,8 @@ func rate(n, of int) string {
 	if of == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f %%", 100*float64(n)/float64(of))
+	if n == of {
+		return "100 %"
+	}
+	return fmt.Sprintf("%.1f %%", 100*float64(n)/float64(of))
 }
