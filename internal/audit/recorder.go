@@ -50,6 +50,17 @@ func Begin(sink Sink, d Decision, st *request.State, req *http.Request, received
 	if !d.Audited() || sink == nil {
 		return nil, nil
 	}
+	r := newRecorder(sink, d, st, req, received)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.emit(auditv1.StageRequestReceived); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// newRecorder builds the event of a request without emitting any stage.
+func newRecorder(sink Sink, d Decision, st *request.State, req *http.Request, received time.Time) *Recorder {
 	if st == nil {
 		st = &request.State{}
 	}
@@ -79,13 +90,7 @@ func Begin(sink Sink, d Decision, st *request.State, req *http.Request, received
 		}
 	}
 	ev.RequestReceivedTimestamp = metav1.NewMicroTime(received)
-
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.emit(auditv1.StageRequestReceived); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return r
 }
 
 func userInfo(u user.Info) authnv1.UserInfo {

@@ -267,6 +267,7 @@ func (a *api) filters(mux http.Handler, cfg Config, authorizer authz.Authorizer,
 	if err != nil {
 		return nil, err
 	}
+	failed := unauthorized(rs)
 	if cfg.AuditPolicyFile != "" && cfg.AuditLogPath != "" {
 		policy, err := audit.LoadPolicy(cfg.AuditPolicyFile)
 		if err != nil {
@@ -279,6 +280,7 @@ func (a *api) filters(mux http.Handler, cfg Config, authorizer authz.Authorizer,
 		}
 		a.closers = append(a.closers, func() { _ = logger.Close() })
 		h = audit.Middleware(h, logger, policy)
+		failed = audit.FailedAuthentication(failed, logger, policy)
 	}
 	if cfg.TracingConfigFile != "" {
 		// Just inside authentication, as in kube-apiserver: whether a
@@ -304,7 +306,7 @@ func (a *api) filters(mux http.Handler, cfg Config, authorizer authz.Authorizer,
 	if err != nil {
 		return nil, err
 	}
-	h = withAuthentication(h, authenticator, am, rs, log)
+	h = withAuthentication(h, authenticator, am, failed, log)
 	h = withRequestState(h)
 	h = withRecovery(h, rs, log)
 	return h, nil

@@ -80,8 +80,8 @@ func (m *authnMetrics) record(ok bool, err error, start time.Time) {
 	m.duration.WithLabelValues(result).Observe(time.Since(start).Seconds())
 }
 
-// withAuthentication sets the request's user or answers 401.
-func withAuthentication(next http.Handler, a authn.Authenticator, m *authnMetrics, rs *rest.Responder, log *slog.Logger) http.Handler {
+// withAuthentication sets the request's user or lets failed answer (401).
+func withAuthentication(next http.Handler, a authn.Authenticator, m *authnMetrics, failed http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := request.StateFrom(r.Context())
 		start := time.Now()
@@ -91,10 +91,17 @@ func withAuthentication(next http.Handler, a authn.Authenticator, m *authnMetric
 			log.Debug("authentication failed", "err", err)
 		}
 		if !ok {
-			rs.Error(w, r, apierrors.NewUnauthorized("Unauthorized"))
+			failed.ServeHTTP(w, r)
 			return
 		}
 		st.User = u
 		next.ServeHTTP(w, r)
+	})
+}
+
+// unauthorized answers a request that failed authentication.
+func unauthorized(rs *rest.Responder) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rs.Error(w, r, apierrors.NewUnauthorized("Unauthorized"))
 	})
 }

@@ -270,7 +270,7 @@ func findAudit(path, auditID string) map[string]any {
 			continue
 		}
 		var ev map[string]any
-		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev["auditID"] == auditID && ev["stage"] == "ResponseComplete" {
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev["auditID"] == auditID && (ev["stage"] == "ResponseComplete" || failedAuthentication(ev)) {
 			return ev
 		}
 	}
@@ -441,4 +441,12 @@ func replaceAll(v any, rep *strings.Replacer) any {
 		return out
 	}
 	return v
+}
+
+// failedAuthentication reports the event kube-apiserver writes for a 401:
+// it omits ResponseComplete, so ResponseStarted is the last stage.
+func failedAuthentication(ev map[string]any) bool {
+	st, _ := ev["responseStatus"].(map[string]any)
+	code, _ := st["code"].(float64)
+	return ev["stage"] == "ResponseStarted" && code == 401
 }
