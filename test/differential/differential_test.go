@@ -43,6 +43,8 @@ func goldenPath(s *Suite) string { return filepath.Join("testdata", s.Name+".jso
 // clients saw with what kube-apiserver answered (the goldens); with
 // -record it first asks kube-apiserver itself.
 func TestDifferential(t *testing.T) {
+	// Built once before any suite, so that no suite's start-up time includes it.
+	harness.BuildPortcullis(t)
 	paths, err := filepath.Glob(filepath.Join("scenarios", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)

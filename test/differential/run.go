@@ -176,7 +176,13 @@ func (r *runner) request(st Step) any {
 		if err != nil {
 			return map[string]any{"error": err.Error()}
 		}
-		if st.Until == 0 || resp.StatusCode == st.Until || time.Now().After(deadline) {
+		if st.Until == 0 || resp.StatusCode == st.Until {
+			break
+		}
+		if time.Now().After(deadline) {
+			// Recorded as answered; a scenario that waits for a code the
+			// server never gives only wastes a minute, so say so.
+			r.t.Logf("until %d: %s %s still answers %d after %s", st.Until, st.Method, st.Path, resp.StatusCode, untilTimeout)
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
