@@ -37,8 +37,9 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, t target) {
 	}
 	if ptype == mediaSMPatch && t.res.Custom != nil {
 		// Custom resources have no patch strategy, as in kube-apiserver.
-		h.rs.Error(w, r, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", t.res.GroupResource(), t.name,
-			fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyYAML), 0, false))
+		h.rs.Error(w, r, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
+			Reason:  metav1.StatusReasonUnsupportedMediaType,
+			Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s", mediaJSONPatch, mediaMergePatch, mediaApplyYAML)}})
 		return
 	}
 	apply := ptype == mediaApplyYAML
