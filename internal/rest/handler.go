@@ -176,8 +176,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, ok := h.reg.Lookup(schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource})
-	if !ok && !h.servesGroupVersion(info.APIPrefix, info.APIGroup, info.APIVersion) {
-		// Nor does any route serve a group version it does not have.
+	if !ok && !h.servesGroup(info.APIPrefix, info.APIGroup) {
+		// Nor does any route serve a group it does not have.
 		http.NotFound(w, r)
 		return
 	}
@@ -290,15 +290,12 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 
 // servesGroup says whether any served resource is in the API group (the
 // core group under /api).
-// servesGroupVersion reports whether any resource is served in the group
-// version: kube-apiserver has a route per served group version and no
-// other.
-func (h *Handler) servesGroupVersion(prefix, group, version string) bool {
+func (h *Handler) servesGroup(prefix, group string) bool {
 	if prefix == "api" {
-		return group == "" && version == "v1"
+		return group == ""
 	}
 	for _, res := range h.reg.All() {
-		if res.GVR.Group == group && res.GVR.Version == version && group != "" {
+		if res.GVR.Group == group && group != "" {
 			return true
 		}
 	}
