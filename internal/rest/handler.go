@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"k8s.io/apiserver/pkg/endpoints/deprecation"
 	"k8s.io/client-go/applyconfigurations"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -332,11 +332,31 @@ func deprecationWarning(res *registry.Resource) string {
 	if res.New == nil || res.Custom != nil {
 		return ""
 	}
-	obj := res.New()
-	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
-	major, minor, _ := deprecation.MajorMinor(version.Info())
-	if !deprecation.IsDeprecated(obj, major, minor) {
+	obj, ok := res.New().(interface {
+		APILifecycleDeprecated() (major, minor int)
+	})
+	if !ok {
 		return ""
 	}
-	return deprecation.WarningMessage(obj)
+	dMajor, dMinor := obj.APILifecycleDeprecated()
+	major, _ := strconv.Atoi(version.Info().Major)
+	minor, _ := strconv.Atoi(strings.TrimSuffix(version.Info().Minor, "+"))
+	if dMajor == 0 || major < dMajor || (major == dMajor && minor < dMinor) {
+		return ""
+	}
+	gv := res.GVR.GroupVersion().String()
+	msg := fmt.Sprintf("%s %s is deprecated in v%d.%d+", gv, res.Kind, dMajor, dMinor)
+	if r, ok := obj.(interface{ APILifecycleRemoved() (major, minor int) }); ok {
+		if rMajor, rMinor := r.APILifecycleRemoved(); rMajor != 0 {
+			msg += fmt.Sprintf(", unavailable in v%d.%d+", rMajor, rMinor)
+		}
+	}
+	if r, ok := obj.(interface {
+		APILifecycleReplacement() schema.GroupVersionKind
+	}); ok {
+		if gvk := r.APILifecycleReplacement(); !gvk.Empty() {
+			msg += fmt.Sprintf("; use %s %s", gvk.GroupVersion().String(), gvk.Kind)
+		}
+	}
+	return msg
 }
