@@ -6,8 +6,6 @@ import (
 	"time"
 
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
-
-	"github.com/portcullis/portcullis/internal/request"
 )
 
 // FailedAuthentication wraps the handler that answers a request whose
@@ -21,10 +19,7 @@ func FailedAuthentication(failed http.Handler, sink Sink, p *Policy) http.Handle
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		received := time.Now()
-		st := request.StateFrom(req.Context())
-		if st == nil {
-			st = &request.State{Info: request.Parse(req)}
-		}
+		st := stateOf(req)
 		d := p.Evaluate(st.Info, nil)
 		if !d.Audited() {
 			failed.ServeHTTP(w, req)

@@ -29,11 +29,7 @@ func Middleware(next http.Handler, sink Sink, p *Policy) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		received := time.Now()
-		st := request.StateFrom(req.Context())
-		if st == nil {
-			// A wiring bug; still audit what can be known.
-			st = &request.State{Info: request.Parse(req)}
-		}
+		st := stateOf(req)
 		d := p.Evaluate(st.Info, st.User)
 		if !d.Audited() {
 			next.ServeHTTP(w, req)
@@ -155,4 +151,13 @@ func isLongRunning(info *request.Info) bool {
 		return false
 	}
 	return strings.HasPrefix(info.Path, "/debug/pprof/")
+}
+
+// stateOf is the request's State; without one (a wiring bug) the request
+// is still audited with what can be known.
+func stateOf(req *http.Request) *request.State {
+	if st := request.StateFrom(req.Context()); st != nil {
+		return st
+	}
+	return &request.State{Info: request.Parse(req)}
 }
