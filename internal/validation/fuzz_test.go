@@ -4,58 +4,23 @@ import (
 	"encoding/json"
 	"testing"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
-	appsv1 "k8s.io/api/apps/v1"
-	certificatesv1 "k8s.io/api/certificates/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	storagev1 "k8s.io/api/storage/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/portcullis/portcullis/internal/defaults"
+	"github.com/portcullis/portcullis/internal/registry"
 )
 
-// servedKinds makes a fresh object of every served type.
-var servedKinds = []func() runtime.Object{
-	func() runtime.Object { return &corev1.Namespace{} },
-	func() runtime.Object { return &corev1.Pod{} },
-	func() runtime.Object { return &corev1.Node{} },
-	func() runtime.Object { return &corev1.Service{} },
-	func() runtime.Object { return &corev1.Endpoints{} },
-	func() runtime.Object { return &corev1.ConfigMap{} },
-	func() runtime.Object { return &corev1.Secret{} },
-	func() runtime.Object { return &corev1.ServiceAccount{} },
-	func() runtime.Object { return &corev1.PersistentVolume{} },
-	func() runtime.Object { return &corev1.PersistentVolumeClaim{} },
-	func() runtime.Object { return &corev1.Event{} },
-	func() runtime.Object { return &corev1.LimitRange{} },
-	func() runtime.Object { return &corev1.ResourceQuota{} },
-	func() runtime.Object { return &appsv1.Deployment{} },
-	func() runtime.Object { return &appsv1.ReplicaSet{} },
-	func() runtime.Object { return &appsv1.StatefulSet{} },
-	func() runtime.Object { return &appsv1.DaemonSet{} },
-	func() runtime.Object { return &rbacv1.Role{} },
-	func() runtime.Object { return &rbacv1.ClusterRole{} },
-	func() runtime.Object { return &rbacv1.RoleBinding{} },
-	func() runtime.Object { return &rbacv1.ClusterRoleBinding{} },
-	func() runtime.Object { return &admissionv1.ValidatingAdmissionPolicy{} },
-	func() runtime.Object { return &admissionv1.ValidatingAdmissionPolicyBinding{} },
-	func() runtime.Object { return &admissionv1.MutatingAdmissionPolicy{} },
-	func() runtime.Object { return &admissionv1.MutatingAdmissionPolicyBinding{} },
-	func() runtime.Object { return &admissionv1.ValidatingWebhookConfiguration{} },
-	func() runtime.Object { return &admissionv1.MutatingWebhookConfiguration{} },
-	func() runtime.Object { return &coordinationv1.Lease{} },
-	func() runtime.Object { return &storagev1.CSIDriver{} },
-	func() runtime.Object { return &storagev1.CSINode{} },
-	func() runtime.Object { return &storagev1.VolumeAttachment{} },
-	func() runtime.Object { return &storagev1.StorageClass{} },
-	func() runtime.Object { return &certificatesv1.CertificateSigningRequest{} },
-	func() runtime.Object { return &eventsv1.Event{} },
-	func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
-}
+// servedKinds makes a fresh object of every stored built-in type, as the
+// registry lists them, so that a new resource is fuzzed without a line here.
+var servedKinds = func() []func() runtime.Object {
+	var kinds []func() runtime.Object
+	for _, r := range registry.Builtin() {
+		if !r.Virtual {
+			kinds = append(kinds, r.New)
+		}
+	}
+	return kinds
+}()
 
 // FuzzValidate decodes arbitrary JSON into each served type and runs
 // defaulting, create and update validation: none may panic.
