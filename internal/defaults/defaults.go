@@ -5,6 +5,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -111,6 +112,14 @@ func Apply(obj runtime.Object) {
 	case *certificatesv1.CertificateSigningRequest:
 		if o != nil {
 			csr(o)
+		}
+	case *flowcontrolv1.FlowSchema:
+		if o != nil {
+			flowSchema(o)
+		}
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		if o != nil {
+			priorityLevelConfiguration(o)
 		}
 	case *apiextensionsv1.CustomResourceDefinition:
 		definition.Default(o)

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -209,11 +210,19 @@ func encodeAggregated(l *apidiscoveryv2.APIGroupDiscoveryList) ([]byte, string, 
 	return data, fmt.Sprintf("%X", sha256.Sum256(data)), nil
 }
 
-// storageVersionHash is an opaque hash of the stored version, which
-// clients use only to compare.
+// storageVersionHash names the version objects are stored in, as
+// kube-apiserver computes it (the first 8 bytes of the SHA-256 of
+// group/version/kind, base64): clients compare it to see a migration.
 func storageVersionHash(res *registry.Resource) string {
-	sum := sha256.Sum256([]byte(res.GVR.Group + "/" + res.GVR.Version + "/" + res.Kind))
-	return fmt.Sprintf("%x", sum[:8])[:11]
+	if res.StoredAs != nil {
+		res = res.StoredAs.Resource
+	}
+	version := res.GVR.Version
+	if res.Custom != nil && res.Custom.StorageVersion != "" {
+		version = res.Custom.StorageVersion
+	}
+	sum := sha256.Sum256([]byte(res.GVR.Group + "/" + version + "/" + res.Kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
 // wantsAggregated reports whether Accept prefers aggregated discovery.

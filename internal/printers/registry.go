@@ -14,6 +14,9 @@ import (
 type printer struct {
 	columns []metav1.TableColumnDefinition
 	row     func(obj runtime.Object, now time.Time) (metav1.TableRow, error)
+	// order, when set, sorts a list's rows (kube-apiserver prints
+	// FlowSchemas in matching order rather than by name).
+	order func(a, b runtime.Object) int
 }
 
 // registration pairs a printer with the Go type (a pointer to a struct) it
@@ -67,6 +70,7 @@ func registrations() []registration {
 		policyPrinters(),
 		schedulingPrinters(),
 		nodePrinters(),
+		flowcontrolPrinters(),
 		apiextensionsPrinters(),
 	} {
 		all = append(all, group...)

@@ -35,6 +35,10 @@ func Table(obj runtime.Object, opts metav1.TableOptions, now time.Time) (*metav1
 			return nil, fmt.Errorf("%w: %w", ErrNotTable, err)
 		}
 		p = printerFor(listItemType(obj))
+		if p.order != nil {
+			items = slices.Clone(items)
+			slices.SortStableFunc(items, p.order)
+		}
 	}
 
 	table := &metav1.Table{

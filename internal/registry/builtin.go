@@ -151,6 +151,7 @@ func Builtin() []*Resource {
 		{GVR: gvr("events.k8s.io", "v1", "events"), Kind: "Event", Namespaced: true, ShortNames: []string{"ev"},
 			New: func() runtime.Object { return &eventsv1.Event{} }, NewList: func() runtime.Object { return &eventsv1.EventList{} }},
 	}
+	resources = append(resources, flowcontrolResources()...)
 	byGVR := map[schema.GroupVersionResource]*Resource{}
 	for _, r := range resources {
 		byGVR[r.GVR] = r

@@ -27,6 +27,7 @@ import (
 	"github.com/portcullis/portcullis/internal/authz"
 	"github.com/portcullis/portcullis/internal/authz/authzconfig"
 	"github.com/portcullis/portcullis/internal/authz/rbac"
+	"github.com/portcullis/portcullis/internal/controllers/apfconfig"
 	"github.com/portcullis/portcullis/internal/controllers/bootstraprbac"
 	"github.com/portcullis/portcullis/internal/controllers/clusterroleaggregation"
 	"github.com/portcullis/portcullis/internal/controllers/crdcleanup"
@@ -217,6 +218,14 @@ func newAPI(d apiDeps) (*api, error) {
 		})
 		a.background = append(a.background, clusterroleaggregation.New(objs, restHandler, d.log).Run)
 	}
+	apf := apfconfig.New(objs, restHandler, d.log)
+	a.start = append(a.start, func(ctx context.Context) error {
+		if err := apf.Ensure(ctx); err != nil {
+			return fmt.Errorf("API Priority and Fairness configuration: %w", err)
+		}
+		return nil
+	})
+	a.background = append(a.background, apf.Run)
 	typeChecker := &policy.TypeChecker{Schemas: docs.Resolver(), KindsFor: objs.KindsFor, Log: d.log}
 	a.background = append(a.background, policystatus.New(objs, typeChecker, restHandler, d.log).Run)
 

@@ -9,6 +9,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -16,6 +17,8 @@ import (
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/portcullis/portcullis/internal/registry"
 )
 
 // Create validates a new object of any served type (a typed k8s.io/api
@@ -94,6 +97,10 @@ func Create(obj runtime.Object) field.ErrorList {
 		return validateCSR(o)
 	case *eventsv1.Event:
 		return validateEventsV1(o)
+	case *flowcontrolv1.FlowSchema:
+		return validateFlowSchema(o)
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		return validatePriorityLevelConfiguration(o)
 	case *apiextensionsv1.CustomResourceDefinition:
 		return validateCRD(o)
 	}
@@ -205,18 +212,20 @@ func genericMetaUpdate(obj, old runtime.Object) field.ErrorList {
 
 // namespaced reports the scope of a served kind.
 func namespaced(obj runtime.Object) bool {
-	switch obj.(type) {
-	case *corev1.Namespace, *corev1.Node, *corev1.PersistentVolume,
-		*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding,
-		*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding,
-		*admissionv1.MutatingAdmissionPolicy, *admissionv1.MutatingAdmissionPolicyBinding,
-		*admissionv1.ValidatingWebhookConfiguration, *admissionv1.MutatingWebhookConfiguration,
-		*storagev1.CSIDriver, *storagev1.CSINode, *storagev1.VolumeAttachment, *storagev1.StorageClass,
-		*certificatesv1.CertificateSigningRequest, *apiextensionsv1.CustomResourceDefinition:
-		return false
-	}
-	return true
+	return !clusterScoped[reflect.TypeOf(obj)]
 }
+
+// clusterScoped holds the Go types of the cluster-scoped built-in
+// resources, as the registry declares them.
+var clusterScoped = func() map[reflect.Type]bool {
+	types := map[reflect.Type]bool{}
+	for _, r := range registry.Builtin() {
+		if !r.Namespaced {
+			types[reflect.TypeOf(r.New())] = true
+		}
+	}
+	return types
+}()
 
 // appendNew appends the errors of extra that errs does not already hold.
 func appendNew(errs field.ErrorList, extra ...*field.Error) field.ErrorList {
