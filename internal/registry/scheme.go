@@ -7,11 +7,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // NewScheme returns a scheme that knows every built-in type served here,
 // the meta.k8s.io types (Table, PartialObjectMetadata, Status, WatchEvent)
-// autoscaling/v1 Scale and apiextensions.k8s.io/v1.
+// autoscaling/v1 Scale, apiextensions.k8s.io/v1 and apiregistration.k8s.io/v1.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
@@ -24,6 +25,9 @@ func NewScheme() (*runtime.Scheme, error) {
 		return nil, err
 	}
 	if err := apiextensionsv1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := apiregistrationv1.AddToScheme(s); err != nil {
 		return nil, err
 	}
 	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})

@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/portcullis/portcullis/internal/crd/definition"
@@ -121,6 +123,17 @@ func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time)
 		definition.PrepareForCreate(o)
 	case *corev1.Node:
 		// Kubelets register their node with its status.
+	case *schedulingv1.PriorityClass:
+		// kube-apiserver starts a priority class at generation 1 but never
+		// bumps it.
+		m.SetGeneration(1)
+	case *apiregistrationv1.APIService:
+		// A group version served here is available as soon as it exists.
+		o.Status = apiregistrationv1.APIServiceStatus{}
+		if o.Spec.Service == nil {
+			o.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionTrue,
+				LastTransitionTime: metav1.Now(), Reason: "Local", Message: "Local APIServices are always available"}}
+		}
 	default:
 		if res.Status {
 			resetField(obj, "Status")
