@@ -5,7 +5,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -123,6 +125,18 @@ func Apply(obj runtime.Object) {
 		}
 	case *apiextensionsv1.CustomResourceDefinition:
 		definition.Default(o)
+	case *networkingv1.NetworkPolicy:
+		if o != nil {
+			networkPolicy(o)
+		}
+	case *networkingv1.IngressClass:
+		if o != nil {
+			ingressClass(o)
+		}
+	case *discoveryv1.EndpointSlice:
+		if o != nil {
+			endpointSlice(o)
+		}
 	}
 }
 

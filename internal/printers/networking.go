@@ -8,6 +8,7 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // networkingPrinters covers networking.k8s.io/v1.
@@ -16,6 +17,8 @@ func networkingPrinters() []registration {
 		cellsPrinter(ingressColumns, ingressCells),
 		cellsPrinter(ingressClassColumns, ingressClassCells),
 		cellsPrinter(networkPolicyColumns, networkPolicyCells),
+		cellsPrinter(serviceCIDRColumns, serviceCIDRCells),
+		cellsPrinter(ipAddressColumns, ipAddressCells),
 	}
 }
 
@@ -95,7 +98,11 @@ func ingressClassCells(c *networkingv1.IngressClass, now time.Time) []any {
 		}
 		params += "/" + p.Name
 	}
-	return []any{c.Name, c.Spec.Controller, params, since(c.CreationTimestamp, now)}
+	name := c.Name
+	if c.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true" {
+		name += " (default)"
+	}
+	return []any{name, c.Spec.Controller, params, since(c.CreationTimestamp, now)}
 }
 
 var networkPolicyColumns = []metav1.TableColumnDefinition{
@@ -106,4 +113,35 @@ var networkPolicyColumns = []metav1.TableColumnDefinition{
 
 func networkPolicyCells(np *networkingv1.NetworkPolicy, now time.Time) []any {
 	return []any{np.Name, metav1.FormatLabelSelector(&np.Spec.PodSelector), since(np.CreationTimestamp, now)}
+}
+
+var serviceCIDRColumns = []metav1.TableColumnDefinition{
+	nameColumn(),
+	column("CIDRs", "string", networkingv1.ServiceCIDRSpec{}.SwaggerDoc()["cidrs"]),
+	ageColumn(),
+}
+
+func serviceCIDRCells(c *networkingv1.ServiceCIDR, now time.Time) []any {
+	return []any{c.Name, strings.Join(c.Spec.CIDRs, ","), since(c.CreationTimestamp, now)}
+}
+
+// ipAddressColumns has no Age column, though each row ends with the age:
+// kube-apiserver's table has this shape, and kubectl shows the two
+// columns it declares.
+var ipAddressColumns = []metav1.TableColumnDefinition{
+	nameColumn(),
+	column("ParentRef", "string", networkingv1.IPAddressSpec{}.SwaggerDoc()["parentRef"]),
+}
+
+// ipAddressCells names the parent as resource.group[/namespace]/name.
+func ipAddressCells(ip *networkingv1.IPAddress, now time.Time) []any {
+	parent := none
+	if ref := ip.Spec.ParentRef; ref != nil {
+		parent = strings.ToLower(schema.GroupResource{Group: ref.Group, Resource: ref.Resource}.String())
+		if ref.Namespace != "" {
+			parent += "/" + ref.Namespace
+		}
+		parent += "/" + ref.Name
+	}
+	return []any{ip.Name, parent, since(ip.CreationTimestamp, now)}
 }

@@ -152,6 +152,7 @@ func Builtin() []*Resource {
 			New: func() runtime.Object { return &eventsv1.Event{} }, NewList: func() runtime.Object { return &eventsv1.EventList{} }},
 	}
 	resources = append(resources, flowcontrolResources()...)
+	resources = append(resources, networkingResources()...)
 	byGVR := map[schema.GroupVersionResource]*Resource{}
 	for _, r := range resources {
 		byGVR[r.GVR] = r

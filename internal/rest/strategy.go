@@ -100,6 +100,7 @@ func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time)
 		prepareCustomForCreate(res, u)
 		return
 	}
+	prepareNetworkingForCreate(obj)
 	switch o := obj.(type) {
 	case *corev1.Namespace:
 		o.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
@@ -185,6 +186,7 @@ func prepareForUpdate(res *registry.Resource, sub string, obj, old runtime.Objec
 			carryTemplateGeneration(o, old.(*appsv1.DaemonSet))
 		}
 	}
+	prepareNetworkingForUpdate(sub, obj, old)
 	if ns, ok := obj.(*corev1.Namespace); ok && sub != "finalize" {
 		ns.Spec = old.(*corev1.Namespace).Spec
 	}

@@ -36,6 +36,9 @@ func StatusUpdate(obj, old runtime.Object) field.ErrorList {
 	if reflect.TypeOf(obj) != reflect.TypeOf(old) {
 		return internalError(ErrTypeMismatch, old)
 	}
+	if errs, ok := networkingStatusUpdate(obj, old); ok {
+		return appendNew(errs, genericMetaUpdate(obj, old)...)
+	}
 	c, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
 	if !ok {
 		return Update(obj, old)
@@ -52,6 +55,9 @@ func StatusUpdate(obj, old runtime.Object) field.ErrorList {
 // non-scalars in a CustomResourceDefinition's schemas, and a pod's
 // suspicious settings.
 func Warnings(obj, old runtime.Object) []string {
+	if w, ok := networkingWarnings(obj, old); ok {
+		return w
+	}
 	if pod, ok := obj.(*corev1.Pod); ok && old == nil {
 		return podWarnings(&pod.Spec, field.NewPath("spec"))
 	}

@@ -8,8 +8,11 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -103,6 +106,20 @@ func Create(obj runtime.Object) field.ErrorList {
 		return validatePriorityLevelConfiguration(o)
 	case *apiextensionsv1.CustomResourceDefinition:
 		return validateCRD(o)
+	case *networkingv1.Ingress:
+		return validateIngress(o)
+	case *networkingv1.IngressClass:
+		return validateIngressClass(o)
+	case *networkingv1.NetworkPolicy:
+		return validateNetworkPolicy(o)
+	case *networkingv1.IPAddress:
+		return validateIPAddress(o)
+	case *networkingv1.ServiceCIDR:
+		return validateServiceCIDR(o)
+	case *policyv1.PodDisruptionBudget:
+		return validatePodDisruptionBudget(o)
+	case *discoveryv1.EndpointSlice:
+		return validateEndpointSlice(o)
 	}
 	return internalError(ErrUnsupportedType, obj)
 }
@@ -178,6 +195,20 @@ func updateByKind(obj, old runtime.Object) field.ErrorList {
 		return validateEventsV1Update(o, old.(*eventsv1.Event))
 	case *apiextensionsv1.CustomResourceDefinition:
 		return validateCRDUpdate(o, old.(*apiextensionsv1.CustomResourceDefinition))
+	case *networkingv1.Ingress:
+		return validateIngressUpdate(o, old.(*networkingv1.Ingress))
+	case *networkingv1.IngressClass:
+		return validateIngressClassUpdate(o, old.(*networkingv1.IngressClass))
+	case *networkingv1.NetworkPolicy:
+		return validateNetworkPolicyUpdate(o, old.(*networkingv1.NetworkPolicy))
+	case *networkingv1.IPAddress:
+		return validateIPAddressUpdate(o, old.(*networkingv1.IPAddress))
+	case *networkingv1.ServiceCIDR:
+		return validateServiceCIDRUpdate(o, old.(*networkingv1.ServiceCIDR))
+	case *policyv1.PodDisruptionBudget:
+		return validatePodDisruptionBudgetUpdate(o, old.(*policyv1.PodDisruptionBudget))
+	case *discoveryv1.EndpointSlice:
+		return validateEndpointSliceUpdate(o, old.(*discoveryv1.EndpointSlice))
 	}
 	// The remaining kinds have no rules beyond create's and metadata's.
 	errs := Create(obj)
