@@ -24,8 +24,9 @@ var evictionKey = ConnectorKey{Resource: corev1.SchemeGroupVersion.WithResource(
 var evictionKind = policyv1.SchemeGroupVersion.WithKind("Eviction")
 
 // evict answers a POST to pods/eviction as kube-apiserver does when no
-// PodDisruptionBudget guards the pod, which is always here (portcullis
-// serves no PodDisruptionBudgets): the Eviction is admitted as a create of
+// PodDisruptionBudget guards the pod: budgets are stored but not consulted
+// yet (docs/api.md), so a budget that allows no disruption does not stop
+// the eviction as it does there. The Eviction is admitted as a create of
 // pods/eviction (NodeRestriction lets a node evict only its own pods), and
 // the pod is deleted with the Eviction's deleteOptions.
 func (h *Handler) evict(ctx context.Context, ns, name string, body runtime.Object, options *metav1.CreateOptions) (runtime.Object, error) {
