@@ -12,6 +12,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/portcullis/portcullis/internal/crd/definition"
 )
@@ -114,6 +115,10 @@ func Apply(obj runtime.Object) {
 	case *certificatesv1.CertificateSigningRequest:
 		if o != nil {
 			csr(o)
+		}
+	case *apiregistrationv1.APIService:
+		if o != nil && o.Spec.Service != nil && o.Spec.Service.Port == nil {
+			o.Spec.Service.Port = ptr[int32](443)
 		}
 	case *flowcontrolv1.FlowSchema:
 		if o != nil {

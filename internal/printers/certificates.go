@@ -10,7 +10,7 @@ import (
 
 // certificatesPrinters covers certificates.k8s.io/v1.
 func certificatesPrinters() []registration {
-	return []registration{cellsPrinter(csrColumns, csrCells)}
+	return []registration{cellsPrinter(csrColumns, csrCells), cellsPrinter(clusterTrustBundleColumns, clusterTrustBundleCells)}
 }
 
 var csrSpecDoc = certificatesv1.CertificateSigningRequestSpec{}.SwaggerDoc()
@@ -63,4 +63,13 @@ func csrCondition(csr *certificatesv1.CertificateSigningRequest) string {
 		status += ",Issued"
 	}
 	return status
+}
+
+var clusterTrustBundleColumns = []metav1.TableColumnDefinition{
+	nameColumn(),
+	column("SignerName", "string", certificatesv1.ClusterTrustBundleSpec{}.SwaggerDoc()["signerName"]),
+}
+
+func clusterTrustBundleCells(b *certificatesv1.ClusterTrustBundle, _ time.Time) []any {
+	return []any{b.Name, orNone(b.Spec.SignerName)}
 }

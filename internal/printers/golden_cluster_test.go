@@ -63,9 +63,9 @@ func clusterCases() []goldenCase {
 			{ObjectMeta: clusterMeta("csi-123", time.Hour), Spec: storagev1.VolumeAttachmentSpec{Attacher: "example.com/disk", NodeName: "node-1", Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptr("pv-1")}}, Status: storagev1.VolumeAttachmentStatus{Attached: true}},
 			{ObjectMeta: clusterMeta("inline", time.Hour), Spec: storagev1.VolumeAttachmentSpec{Attacher: "example.com/disk", NodeName: "node-2"}},
 		}}},
+		// kube-apiserver serves CSIStorageCapacities with the default table.
 		{name: "csistoragecapacities", obj: &storagev1.CSIStorageCapacityList{Items: []storagev1.CSIStorageCapacity{
 			{ObjectMeta: objectMeta("csisc-1", time.Hour), StorageClassName: "fast", Capacity: ptr(resource.MustParse("100Gi"))},
-			{ObjectMeta: objectMeta("csisc-2", time.Hour), StorageClassName: "fast"},
 		}}},
 		{name: "volumeattributesclasses", obj: &storagev1.VolumeAttributesClassList{Items: []storagev1.VolumeAttributesClass{
 			{ObjectMeta: metav1.ObjectMeta{Name: "gold", CreationTimestamp: ago(time.Hour), Annotations: map[string]string{"volumeattributesclass.kubernetes.io/is-default-class": "true"}}, DriverName: "example.com/disk"},

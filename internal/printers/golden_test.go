@@ -41,7 +41,7 @@ type goldenCase struct {
 // case; run with -update to rewrite the files after a deliberate change.
 func TestGolden(t *testing.T) {
 	var cases []goldenCase
-	for _, group := range [][]goldenCase{coreCases(), workloadCases(), clusterCases(), tableCases(), apiextensionsCases()} {
+	for _, group := range [][]goldenCase{coreCases(), workloadCases(), clusterCases(), tableCases(), apiextensionsCases(), autoscalingCases()} {
 		cases = append(cases, group...)
 	}
 	seen := map[string]bool{}

@@ -71,6 +71,7 @@ func registrations() []registration {
 		schedulingPrinters(),
 		nodePrinters(),
 		flowcontrolPrinters(),
+		apiregistrationPrinters(),
 		apiextensionsPrinters(),
 	} {
 		all = append(all, group...)

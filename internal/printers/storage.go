@@ -15,7 +15,6 @@ func storagePrinters() []registration {
 		cellsPrinter(csiDriverColumns, csiDriverCells),
 		cellsPrinter(csiNodeColumns, csiNodeCells),
 		cellsPrinter(volumeAttachmentColumns, volumeAttachmentCells),
-		cellsPrinter(csiStorageCapacityColumns, csiStorageCapacityCells),
 		cellsPrinter(volumeAttributesClassColumns, volumeAttributesClassCells),
 	}
 }
@@ -119,20 +118,6 @@ func volumeAttachmentCells(va *storagev1.VolumeAttachment, now time.Time) []any 
 		va.Name, va.Spec.Attacher, stringOr(va.Spec.Source.PersistentVolumeName, ""), va.Spec.NodeName,
 		va.Status.Attached, since(va.CreationTimestamp, now),
 	}
-}
-
-var csiStorageCapacityColumns = []metav1.TableColumnDefinition{
-	nameColumn(),
-	column("StorageClassName", "string", storagev1.CSIStorageCapacity{}.SwaggerDoc()["storageClassName"]),
-	column("Capacity", "string", storagev1.CSIStorageCapacity{}.SwaggerDoc()["capacity"]),
-}
-
-func csiStorageCapacityCells(c *storagev1.CSIStorageCapacity, _ time.Time) []any {
-	capacity := unset
-	if c.Capacity != nil {
-		capacity = c.Capacity.String()
-	}
-	return []any{c.Name, c.StorageClassName, capacity}
 }
 
 var volumeAttributesClassColumns = []metav1.TableColumnDefinition{

@@ -38,11 +38,16 @@ func Builtin() []*Resource {
 			Fields: func(o runtime.Object) fields.Set {
 				return fields.Set{"status.phase": string(o.(*corev1.Namespace).Status.Phase)}
 			}},
-		{GVR: core("pods"), ReturnDeleted: true, Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}, Categories: all, Status: true, Generation: true, Unsupported: []string{"attach", "binding", "ephemeralcontainers", "exec", "log", "portforward", "proxy", "resize"},
-			Connectors: []Connector{{Name: "eviction", Kind: policyv1.SchemeGroupVersion.WithKind("Eviction"), Verbs: []string{"create"},
-				New: func() runtime.Object { return &policyv1.Eviction{} }}},
+		{GVR: core("pods"), ReturnDeleted: true, Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}, Categories: all, Status: true, Generation: true, Unsupported: []string{"attach", "ephemeralcontainers", "exec", "log", "portforward", "proxy", "resize"},
+			Connectors: []Connector{
+				{Name: "binding", Kind: corev1.SchemeGroupVersion.WithKind("Binding"), Verbs: []string{"create"},
+					New: func() runtime.Object { return &corev1.Binding{} }},
+				{Name: "eviction", Kind: policyv1.SchemeGroupVersion.WithKind("Eviction"), Verbs: []string{"create"},
+					New: func() runtime.Object { return &policyv1.Eviction{} }}},
 			New: func() runtime.Object { return &corev1.Pod{} }, NewList: func() runtime.Object { return &corev1.PodList{} },
 			Fields: podFields},
+		{GVR: core("bindings"), Kind: "Binding", Namespaced: true, Virtual: true, Verbs: []string{"create"},
+			New: func() runtime.Object { return &corev1.Binding{} }, NewList: func() runtime.Object { return &corev1.Binding{} }},
 		{GVR: core("nodes"), Kind: "Node", ShortNames: []string{"no"}, Status: true, Unsupported: []string{"proxy"},
 			New: func() runtime.Object { return &corev1.Node{} }, NewList: func() runtime.Object { return &corev1.NodeList{} },
 			Fields: func(o runtime.Object) fields.Set {
@@ -152,6 +157,7 @@ func Builtin() []*Resource {
 			New: func() runtime.Object { return &eventsv1.Event{} }, NewList: func() runtime.Object { return &eventsv1.EventList{} }},
 	}
 	resources = append(resources, flowcontrolResources()...)
+	resources = append(resources, apiregistrationResources()...)
 	resources = append(resources, networkingResources()...)
 	byGVR := map[schema.GroupVersionResource]*Resource{}
 	for _, r := range resources {

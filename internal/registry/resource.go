@@ -61,6 +61,10 @@ type Resource struct {
 	StoredAs *StoredAs
 	// Custom is set for the resources of CustomResourceDefinitions.
 	Custom *Custom
+	// DeleteForbidden, when set, refuses the deletion of some objects by
+	// name before anything else is checked (kube-apiserver's system
+	// priority classes).
+	DeleteForbidden func(name string) error
 }
 
 // Connector is a subresource of a stored object served by a function.

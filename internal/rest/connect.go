@@ -42,8 +42,13 @@ func (h *Handler) connect(w http.ResponseWriter, r *http.Request, t target) {
 		}
 	}
 	fn := h.cfg.Connectors[ConnectorKey{t.res.GVR, t.sub}]
-	if fn == nil && (ConnectorKey{t.res.GVR, t.sub}) == evictionKey {
-		fn = h.evict
+	if fn == nil {
+		switch (ConnectorKey{t.res.GVR, t.sub}) {
+		case evictionKey:
+			fn = h.evict
+		case bindingKey:
+			fn = h.bind
+		}
 	}
 	if fn == nil {
 		h.notFound(w, r)

@@ -125,7 +125,7 @@ func (h *Handler) createObject(ctx context.Context, res *registry.Resource, obj 
 			return nil, objects.StorageError(err, res.GroupResource(), m.GetName())
 		}
 		setRV(obj, kv.ModRevision)
-		return obj, nil
+		return h.asStored(ctx, res, obj, data, kv.ModRevision), nil
 	}
 }
 

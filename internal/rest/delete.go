@@ -65,6 +65,12 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, t target) {
 		h.rs.Error(w, r, err)
 		return
 	}
+	if t.res.DeleteForbidden != nil {
+		if err := t.res.DeleteForbidden(t.name); err != nil {
+			h.rs.Error(w, r, err)
+			return
+		}
+	}
 	if ptr.Deref(opts.IgnoreStoreReadErrorWithClusterBreakingPotential, false) {
 		h.unsafeDelete(w, r, t, opts)
 		return

@@ -114,7 +114,7 @@ func New(cfg Config) (*Handler, error) {
 	crdTC := apiextensionsapply.NewTypeConverter(scheme)
 	for _, res := range h.reg.All() {
 		if res.Virtual {
-			if cfg.Virtual[res.GVR] == nil {
+			if cfg.Virtual[res.GVR] == nil && res.GVR != legacyBindings {
 				return nil, fmt.Errorf("rest: virtual resource %s has no handler", res.GVR)
 			}
 			continue

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -128,6 +129,9 @@ func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time)
 		// kube-apiserver starts a priority class at generation 1 but never
 		// bumps it.
 		m.SetGeneration(1)
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		resetField(obj, "Status")
+		prepareAutoscalingForCreate(o)
 	case *apiregistrationv1.APIService:
 		// A group version served here is available as soon as it exists.
 		o.Status = apiregistrationv1.APIServiceStatus{}
@@ -187,6 +191,7 @@ func prepareForUpdate(res *registry.Resource, sub string, obj, old runtime.Objec
 		}
 	}
 	prepareNetworkingForUpdate(sub, obj, old)
+	prepareAutoscalingForUpdate(sub, obj, old)
 	if ns, ok := obj.(*corev1.Namespace); ok && sub != "finalize" {
 		ns.Spec = old.(*corev1.Namespace).Spec
 	}

@@ -51,9 +51,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, t target) {
 		// A PUT's uid is a precondition on the stored object.
 		if uid := m.GetUID(); uid != "" {
 			if cm, err := meta.Accessor(cur); err == nil && cm.GetUID() != uid {
-				return nil, apierrors.NewConflict(t.res.GroupResource(), t.name, fmt.Errorf(
-					"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
-					t.res.Key(t.ns, t.name), uid, cm.GetUID()))
+				return nil, preconditionConflict(t.res, t.ns, t.name, "UID", string(uid), string(cm.GetUID()))
 			}
 		}
 		return obj.DeepCopyObject(), nil

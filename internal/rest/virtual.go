@@ -12,9 +12,13 @@ import (
 type VirtualFunc func(ctx context.Context, obj runtime.Object, dryRun bool) (runtime.Object, error)
 
 func (h *Handler) createVirtual(w http.ResponseWriter, r *http.Request, t target) {
-	obj, opts, _, err := h.readObject(r, t.res)
+	obj, opts, options, err := h.readObject(r, t.res)
 	if err != nil {
 		h.rs.Error(w, r, err)
+		return
+	}
+	if t.res.GVR == legacyBindings {
+		h.bindLegacy(w, r, t, obj, options)
 		return
 	}
 	out, err := h.cfg.Virtual[t.res.GVR](r.Context(), obj, opts.DryRun)

@@ -34,6 +34,7 @@ import (
 	"github.com/portcullis/portcullis/internal/controllers/crdstatus"
 	"github.com/portcullis/portcullis/internal/controllers/namespace"
 	"github.com/portcullis/portcullis/internal/controllers/policystatus"
+	"github.com/portcullis/portcullis/internal/controllers/systempriorityclasses"
 	"github.com/portcullis/portcullis/internal/crd"
 	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/discovery"
@@ -218,6 +219,12 @@ func newAPI(d apiDeps) (*api, error) {
 		})
 		a.background = append(a.background, clusterroleaggregation.New(objs, restHandler, d.log).Run)
 	}
+	a.start = append(a.start, func(ctx context.Context) error {
+		if err := systempriorityclasses.Run(ctx, objs, restHandler); err != nil {
+			return fmt.Errorf("system priority classes: %w", err)
+		}
+		return nil
+	})
 	apf := apfconfig.New(objs, restHandler, d.log)
 	a.start = append(a.start, func(ctx context.Context) error {
 		if err := apf.Ensure(ctx); err != nil {

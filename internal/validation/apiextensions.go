@@ -36,6 +36,9 @@ func StatusUpdate(obj, old runtime.Object) field.ErrorList {
 	if reflect.TypeOf(obj) != reflect.TypeOf(old) {
 		return internalError(ErrTypeMismatch, old)
 	}
+	if errs, ok := hpaStatusUpdate(obj, old); ok {
+		return appendNew(errs, genericMetaUpdate(obj, old)...)
+	}
 	if errs, ok := networkingStatusUpdate(obj, old); ok {
 		return appendNew(errs, genericMetaUpdate(obj, old)...)
 	}
@@ -56,6 +59,9 @@ func StatusUpdate(obj, old runtime.Object) field.ErrorList {
 // suspicious settings.
 func Warnings(obj, old runtime.Object) []string {
 	if w, ok := networkingWarnings(obj, old); ok {
+		return w
+	}
+	if w, ok := clusterWarnings(obj, old); ok {
 		return w
 	}
 	if pod, ok := obj.(*corev1.Pod); ok && old == nil {

@@ -20,6 +20,7 @@ import (
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/portcullis/portcullis/internal/registry"
 )
@@ -100,6 +101,8 @@ func Create(obj runtime.Object) field.ErrorList {
 		return validateCSR(o)
 	case *eventsv1.Event:
 		return validateEventsV1(o)
+	case *apiregistrationv1.APIService:
+		return validateAPIService(o)
 	case *flowcontrolv1.FlowSchema:
 		return validateFlowSchema(o)
 	case *flowcontrolv1.PriorityLevelConfiguration:
