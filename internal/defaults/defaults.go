@@ -3,12 +3,15 @@ package defaults
 import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -130,6 +133,18 @@ func Apply(obj runtime.Object) {
 		}
 	case *apiextensionsv1.CustomResourceDefinition:
 		definition.Default(o)
+	case *schedulingv1.PriorityClass:
+		if o != nil {
+			priorityClass(o)
+		}
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		if o != nil {
+			hpaV1(o)
+		}
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		if o != nil {
+			hpaV2(o)
+		}
 	case *networkingv1.NetworkPolicy:
 		if o != nil {
 			networkPolicy(o)

@@ -70,6 +70,7 @@ func registrations() []registration {
 		policyPrinters(),
 		schedulingPrinters(),
 		nodePrinters(),
+		autoscalingPrinters(),
 		flowcontrolPrinters(),
 		apiregistrationPrinters(),
 		apiextensionsPrinters(),

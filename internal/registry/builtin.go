@@ -157,6 +157,7 @@ func Builtin() []*Resource {
 			New: func() runtime.Object { return &eventsv1.Event{} }, NewList: func() runtime.Object { return &eventsv1.EventList{} }},
 	}
 	resources = append(resources, flowcontrolResources()...)
+	resources = append(resources, clusterResources()...)
 	resources = append(resources, apiregistrationResources()...)
 	resources = append(resources, networkingResources()...)
 	byGVR := map[schema.GroupVersionResource]*Resource{}

@@ -194,7 +194,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 			// stale value (written with a key being rotated out) is
 			// rewritten, which is how `kubectl replace` moves it.
 			setRV(obj, kv.ModRevision)
-			return obj, false, nil
+			return h.asStored(ctx, res, obj, data, kv.ModRevision), false, nil
 		}
 		if opts.DryRun {
 			setRV(obj, kv.ModRevision)
@@ -208,7 +208,7 @@ func (h *Handler) updateObject(ctx context.Context, t target, tryUpdate updateFu
 			return nil, false, objects.StorageError(err, res.GroupResource(), t.name)
 		}
 		setRV(obj, nkv.ModRevision)
-		return obj, false, nil
+		return h.asStored(ctx, res, obj, data, nkv.ModRevision), false, nil
 	}
 }
 

@@ -5,15 +5,19 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	nodev1 "k8s.io/api/node/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -109,6 +113,20 @@ func Create(obj runtime.Object) field.ErrorList {
 		return validatePriorityLevelConfiguration(o)
 	case *apiextensionsv1.CustomResourceDefinition:
 		return validateCRD(o)
+	case *schedulingv1.PriorityClass:
+		return validatePriorityClass(o)
+	case *nodev1.RuntimeClass:
+		return validateRuntimeClass(o)
+	case *storagev1.VolumeAttributesClass:
+		return validateVolumeAttributesClass(o)
+	case *storagev1.CSIStorageCapacity:
+		return validateCSIStorageCapacity(o)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		return validateHPA(o)
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		return validateHPAV1(o)
+	case *certificatesv1.ClusterTrustBundle:
+		return validateClusterTrustBundle(o, true)
 	case *networkingv1.Ingress:
 		return validateIngress(o)
 	case *networkingv1.IngressClass:
@@ -198,6 +216,20 @@ func updateByKind(obj, old runtime.Object) field.ErrorList {
 		return validateEventsV1Update(o, old.(*eventsv1.Event))
 	case *apiextensionsv1.CustomResourceDefinition:
 		return validateCRDUpdate(o, old.(*apiextensionsv1.CustomResourceDefinition))
+	case *schedulingv1.PriorityClass:
+		return validatePriorityClassUpdate(o, old.(*schedulingv1.PriorityClass))
+	case *nodev1.RuntimeClass:
+		return validateRuntimeClassUpdate(o, old.(*nodev1.RuntimeClass))
+	case *storagev1.VolumeAttributesClass:
+		return validateVolumeAttributesClassUpdate(o, old.(*storagev1.VolumeAttributesClass))
+	case *storagev1.CSIStorageCapacity:
+		return validateCSIStorageCapacityUpdate(o, old.(*storagev1.CSIStorageCapacity))
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		return validateHPAUpdate(o, old.(*autoscalingv2.HorizontalPodAutoscaler))
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		return hpaV1Pair(o, old.(*autoscalingv1.HorizontalPodAutoscaler), validateHPAUpdate)
+	case *certificatesv1.ClusterTrustBundle:
+		return validateClusterTrustBundleUpdate(o, old.(*certificatesv1.ClusterTrustBundle))
 	case *networkingv1.Ingress:
 		return validateIngressUpdate(o, old.(*networkingv1.Ingress))
 	case *networkingv1.IngressClass:
