@@ -22,6 +22,9 @@ import (
 
 // Apply sets, in place, the defaults kube-apiserver sets for obj's type.
 func Apply(obj runtime.Object) {
+	if applyWorkloads(obj) {
+		return
+	}
 	switch o := obj.(type) {
 	case *corev1.Namespace:
 		if o != nil {

@@ -157,8 +157,9 @@ func Builtin() []*Resource {
 			New: func() runtime.Object { return &eventsv1.Event{} }, NewList: func() runtime.Object { return &eventsv1.EventList{} }},
 	}
 	resources = append(resources, flowcontrolResources()...)
-	resources = append(resources, clusterResources()...)
+	resources = append(resources, batchResources()...)
 	resources = append(resources, apiregistrationResources()...)
+	resources = append(resources, clusterResources()...)
 	resources = append(resources, networkingResources()...)
 	byGVR := map[schema.GroupVersionResource]*Resource{}
 	for _, r := range resources {

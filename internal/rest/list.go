@@ -68,6 +68,10 @@ func (h *Handler) parseSelection(res *registry.Resource, opts *metav1.ListOption
 					// for kinds with no field labels of their own.
 					return sel, apierrors.NewBadRequest(fmt.Sprintf("%q is not a known field selector: only %q, %q", req.Field, "metadata.name", "metadata.namespace"))
 				}
+				if res.GVR.Group == "batch" {
+					// batch/v1's own field label conversion words it so.
+					return sel, apierrors.NewBadRequest(fmt.Sprintf("field label %q not supported for %s", req.Field, res.Kind))
+				}
 				return sel, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
 			}
 		}

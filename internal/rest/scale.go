@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +33,8 @@ func scaleParts(obj runtime.Object) (spec **int32, status int32, sel *metav1.Lab
 		return &o.Spec.Replicas, o.Status.Replicas, o.Spec.Selector, &o.ObjectMeta, nil
 	case *appsv1.StatefulSet:
 		return &o.Spec.Replicas, o.Status.Replicas, o.Spec.Selector, &o.ObjectMeta, nil
+	case *corev1.ReplicationController:
+		return &o.Spec.Replicas, o.Status.Replicas, rcSelector(o), &o.ObjectMeta, nil
 	}
 	return nil, 0, nil, nil, apierrors.NewInternalError(fmt.Errorf("%T has no scale subresource", obj))
 }

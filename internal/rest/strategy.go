@@ -102,6 +102,7 @@ func prepareForCreate(res *registry.Resource, obj runtime.Object, now time.Time)
 		return
 	}
 	prepareNetworkingForCreate(obj)
+	prepareBatchForCreate(obj)
 	switch o := obj.(type) {
 	case *corev1.Namespace:
 		o.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}

@@ -39,6 +39,9 @@ func StatusUpdate(obj, old runtime.Object) field.ErrorList {
 	if errs, ok := hpaStatusUpdate(obj, old); ok {
 		return appendNew(errs, genericMetaUpdate(obj, old)...)
 	}
+	if errs, ok := workloadStatusUpdate(obj, old); ok {
+		return appendNew(errs, genericMetaUpdate(obj, old)...)
+	}
 	if errs, ok := networkingStatusUpdate(obj, old); ok {
 		return appendNew(errs, genericMetaUpdate(obj, old)...)
 	}

@@ -139,9 +139,9 @@ func TestDispatch(t *testing.T) {
 	}{
 		{"nil", Create(nil), ErrNilObject},
 		{"typed nil", Create(nilPod), ErrNilObject},
-		{"unsupported", Create(&corev1.PodTemplate{}), ErrUnsupportedType},
+		{"unsupported", Create(&corev1.RangeAllocation{}), ErrUnsupportedType},
 		{"update type mismatch", Update(&corev1.Pod{}, &corev1.Service{}), ErrTypeMismatch},
-		{"update unsupported", Update(&corev1.PodTemplate{}, &corev1.PodTemplate{}), ErrUnsupportedType},
+		{"update unsupported", Update(&corev1.RangeAllocation{}, &corev1.RangeAllocation{}), ErrUnsupportedType},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

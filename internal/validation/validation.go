@@ -7,14 +7,15 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	nodev1 "k8s.io/api/node/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -141,6 +142,16 @@ func Create(obj runtime.Object) field.ErrorList {
 		return validatePodDisruptionBudget(o)
 	case *discoveryv1.EndpointSlice:
 		return validateEndpointSlice(o)
+	case *batchv1.Job:
+		return validateJob(o)
+	case *batchv1.CronJob:
+		return validateCronJob(o)
+	case *corev1.PodTemplate:
+		return validatePodTemplateObject(o)
+	case *corev1.ReplicationController:
+		return validateReplicationController(o)
+	case *appsv1.ControllerRevision:
+		return validateControllerRevision(o)
 	}
 	return internalError(ErrUnsupportedType, obj)
 }
@@ -244,6 +255,16 @@ func updateByKind(obj, old runtime.Object) field.ErrorList {
 		return validatePodDisruptionBudgetUpdate(o, old.(*policyv1.PodDisruptionBudget))
 	case *discoveryv1.EndpointSlice:
 		return validateEndpointSliceUpdate(o, old.(*discoveryv1.EndpointSlice))
+	case *batchv1.Job:
+		return validateJobUpdate(o, old.(*batchv1.Job))
+	case *batchv1.CronJob:
+		return validateCronJobUpdate(o, old.(*batchv1.CronJob))
+	case *corev1.PodTemplate:
+		return validatePodTemplateObjectUpdate(o, old.(*corev1.PodTemplate))
+	case *corev1.ReplicationController:
+		return validateReplicationControllerUpdate(o, old.(*corev1.ReplicationController))
+	case *appsv1.ControllerRevision:
+		return validateControllerRevisionUpdate(o, old.(*appsv1.ControllerRevision))
 	}
 	// The remaining kinds have no rules beyond create's and metadata's.
 	errs := Create(obj)
