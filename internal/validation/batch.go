@@ -9,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -211,7 +212,10 @@ func validateJobTemplateUpdate(s, o *batchv1.JobSpec, notStarted bool, p *field.
 		t.Spec.SchedulingGates = s.Template.Spec.SchedulingGates
 		oldTemplate = t
 	}
-	return immutable(&s.Template, oldTemplate, p.Child("template"))
+	if equality.Semantic.DeepEqual(&s.Template, oldTemplate) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(p.Child("template"), internalTemplate{&s.Template}, "field is immutable")}
 }
 
 func validateJobStatusUpdate(j, old *batchv1.Job) field.ErrorList {
