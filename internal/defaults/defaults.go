@@ -136,18 +136,6 @@ func Apply(obj runtime.Object) {
 		}
 	case *apiextensionsv1.CustomResourceDefinition:
 		definition.Default(o)
-	case *schedulingv1.PriorityClass:
-		if o != nil {
-			priorityClass(o)
-		}
-	case *autoscalingv1.HorizontalPodAutoscaler:
-		if o != nil {
-			hpaV1(o)
-		}
-	case *autoscalingv2.HorizontalPodAutoscaler:
-		if o != nil {
-			hpaV2(o)
-		}
 	case *networkingv1.NetworkPolicy:
 		if o != nil {
 			networkPolicy(o)
@@ -159,6 +147,18 @@ func Apply(obj runtime.Object) {
 	case *discoveryv1.EndpointSlice:
 		if o != nil {
 			endpointSlice(o)
+		}
+	case *schedulingv1.PriorityClass:
+		if o != nil {
+			priorityClass(o)
+		}
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		if o != nil {
+			hpaV1(o)
+		}
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		if o != nil {
+			hpaV2(o)
 		}
 	}
 }

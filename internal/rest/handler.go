@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/client-go/applyconfigurations"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	aggregatorapply "k8s.io/kube-aggregator/pkg/client/applyconfiguration"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/objects"
@@ -112,6 +114,8 @@ func New(cfg Config) (*Handler, error) {
 	tc := applyconfigurations.NewTypeConverter(scheme)
 	// client-go's apply schema does not know apiextensions' types.
 	crdTC := apiextensionsapply.NewTypeConverter(scheme)
+	// Nor kube-aggregator's.
+	apiServiceTC := aggregatorapply.NewTypeConverter(scheme)
 	for _, res := range h.reg.All() {
 		if res.Virtual {
 			if cfg.Virtual[res.GVR] == nil && res.GVR != legacyBindings {
@@ -125,8 +129,11 @@ func New(cfg Config) (*Handler, error) {
 		}
 		for _, sub := range subs {
 			tc := tc
-			if res.GVR.Group == apiextensionsv1.GroupName {
+			switch res.GVR.Group {
+			case apiextensionsv1.GroupName:
 				tc = crdTC
+			case apiregistrationv1.GroupName:
+				tc = apiServiceTC
 			}
 			fm, err := managedfields.NewDefaultFieldManager(tc, scheme, defaulter{cfg.Default}, scheme,
 				res.GVK(), res.GVR.GroupVersion(), sub, resetFields(res, sub))

@@ -28,6 +28,7 @@ import (
 	"github.com/portcullis/portcullis/internal/authz/authzconfig"
 	"github.com/portcullis/portcullis/internal/authz/rbac"
 	"github.com/portcullis/portcullis/internal/controllers/apfconfig"
+	"github.com/portcullis/portcullis/internal/controllers/apiservices"
 	"github.com/portcullis/portcullis/internal/controllers/bootstraprbac"
 	"github.com/portcullis/portcullis/internal/controllers/clusterroleaggregation"
 	"github.com/portcullis/portcullis/internal/controllers/crdcleanup"
@@ -247,9 +248,18 @@ func newAPI(d apiDeps) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
-	catalog := crd.New(crds, reg, webhookclient.EndpointsResolver{Get: objs}, d.log, func([]*registry.Resource) error { return disc.Refresh() }, publishOpenAPI(docs))
-	a.background = append(a.background, crds.Run, catalog.Run)
-	a.start = append(a.start, catalog.WaitSynced)
+	apis := apiservices.New(objs, reg, restHandler, d.log)
+	catalog := crd.New(crds, reg, webhookclient.EndpointsResolver{Get: objs}, d.log, func([]*registry.Resource) error {
+		apis.Changed()
+		return disc.Refresh()
+	}, publishOpenAPI(docs))
+	a.background = append(a.background, crds.Run, catalog.Run, apis.Run)
+	a.start = append(a.start, catalog.WaitSynced, func(ctx context.Context) error {
+		if err := apis.Sync(ctx); err != nil {
+			return fmt.Errorf("registering APIServices: %w", err)
+		}
+		return nil
+	})
 	cleanup := crdcleanup.New(crds, objs, restHandler, d.log)
 	crdStatus, err := crdstatus.New(objs, restHandler, d.log)
 	if err != nil {
