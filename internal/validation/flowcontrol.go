@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -418,58 +417,7 @@ func validatePriorityLevelStatus(s *flowcontrolv1.PriorityLevelConfigurationStat
 }
 
 // goFields renders a value as kube-apiserver's error messages show the
-// internal API types it validates: JSON with the Go field names, every
-// field present, nil as null.
+// internal API types it validates (specdiff.go's goJSON).
 func goFields(v any) json.RawMessage {
-	var b bytes.Buffer
-	writeGoFields(&b, reflect.ValueOf(v))
-	return b.Bytes()
-}
-
-func writeGoFields(b *bytes.Buffer, v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			b.WriteString("null")
-			return
-		}
-		writeGoFields(b, v.Elem())
-	case reflect.Struct:
-		if _, ok := v.Interface().(json.Marshaler); ok {
-			// Times and quantities print as themselves.
-			data, _ := json.Marshal(v.Interface())
-			b.Write(data)
-			return
-		}
-		b.WriteByte('{')
-		for i := range v.NumField() {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			name, _ := json.Marshal(v.Type().Field(i).Name)
-			b.Write(name)
-			b.WriteByte(':')
-			writeGoFields(b, v.Field(i))
-		}
-		b.WriteByte('}')
-	case reflect.Slice:
-		if v.IsNil() {
-			b.WriteString("null")
-			return
-		}
-		b.WriteByte('[')
-		for i := range v.Len() {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeGoFields(b, v.Index(i))
-		}
-		b.WriteByte(']')
-	default:
-		data, err := json.Marshal(v.Interface())
-		if err != nil {
-			data = []byte("null")
-		}
-		b.Write(data)
-	}
+	return goJSON(reflect.ValueOf(v))
 }
