@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/storage"
@@ -62,13 +61,7 @@ func (h *Handler) bindAs(ctx context.Context, res *registry.Resource, sub, ns, n
 		return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Message: errs.ToAggregate().Error()}}
 	}
 	dryRun := len(options.DryRun) > 0
-	attrs := h.attributes(ctx, res, sub, admission.Create, b, nil, options, dryRun)
-	attrs.Kind, attrs.RequestKind = bindingKind, bindingKind
-	attrs.Name, attrs.Namespace = name, ns
-	if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
-		return nil, err
-	}
-	if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
+	if err := h.admitConnector(ctx, res, sub, bindingKind, ns, name, b, options, dryRun); err != nil {
 		return nil, err
 	}
 	var err error

@@ -52,13 +52,7 @@ func (h *Handler) evict(ctx context.Context, ns, name string, body runtime.Objec
 	if !ok {
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, name)
 	}
-	attrs := h.attributes(ctx, res, "eviction", admission.Create, e, nil, options, len(opts.DryRun) > 0)
-	attrs.Kind, attrs.RequestKind = evictionKind, evictionKind
-	attrs.Name, attrs.Namespace = name, ns
-	if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
-		return nil, err
-	}
-	if err := h.cfg.Admission.Validate(ctx, attrs); err != nil {
+	if err := h.admitConnector(ctx, res, "eviction", evictionKind, ns, name, e, options, len(opts.DryRun) > 0); err != nil {
 		return nil, err
 	}
 	if len(opts.DryRun) == 0 {
@@ -129,4 +123,16 @@ func setPodCondition(status *corev1.PodStatus, c corev1.PodCondition, now metav1
 		return
 	}
 	status.Conditions = append(status.Conditions, c)
+}
+
+// admitConnector runs the body of a connector (an Eviction, a Binding)
+// through both admission phases as a create of res/sub, of its own kind.
+func (h *Handler) admitConnector(ctx context.Context, res *registry.Resource, sub string, kind schema.GroupVersionKind, ns, name string, body runtime.Object, options *metav1.CreateOptions, dryRun bool) error {
+	attrs := h.attributes(ctx, res, sub, admission.Create, body, nil, options, dryRun)
+	attrs.Kind, attrs.RequestKind = kind, kind
+	attrs.Name, attrs.Namespace = name, ns
+	if err := h.cfg.Admission.Admit(ctx, attrs); err != nil {
+		return err
+	}
+	return h.cfg.Admission.Validate(ctx, attrs)
 }

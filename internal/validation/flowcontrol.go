@@ -257,15 +257,25 @@ func nonResourceURLProblem(u string) string {
 }
 
 func validateFlowSchemaStatus(s *flowcontrolv1.FlowSchemaStatus) field.ErrorList {
+	types := make([]string, len(s.Conditions))
+	for i, c := range s.Conditions {
+		types[i] = string(c.Type)
+	}
+	return conditionTypes(types)
+}
+
+// conditionTypes checks the condition types of a flow schema's or priority
+// level's status: each present, none twice.
+func conditionTypes(types []string) field.ErrorList {
 	var errs field.ErrorList
 	cp := field.NewPath("status", "conditions")
-	seen := map[flowcontrolv1.FlowSchemaConditionType]bool{}
-	for i, c := range s.Conditions {
-		if seen[c.Type] {
-			errs = append(errs, field.Duplicate(cp.Index(i).Child("type"), c.Type))
+	seen := map[string]bool{}
+	for i, t := range types {
+		if seen[t] {
+			errs = append(errs, field.Duplicate(cp.Index(i).Child("type"), t))
 		}
-		seen[c.Type] = true
-		if c.Type == "" {
+		seen[t] = true
+		if t == "" {
 			errs = append(errs, field.Required(cp.Index(i).Child("type"), ""))
 		}
 	}
@@ -401,19 +411,11 @@ func shuffleShardingBits(deck, hand int32) int {
 }
 
 func validatePriorityLevelStatus(s *flowcontrolv1.PriorityLevelConfigurationStatus) field.ErrorList {
-	var errs field.ErrorList
-	cp := field.NewPath("status", "conditions")
-	seen := map[flowcontrolv1.PriorityLevelConfigurationConditionType]bool{}
+	types := make([]string, len(s.Conditions))
 	for i, c := range s.Conditions {
-		if seen[c.Type] {
-			errs = append(errs, field.Duplicate(cp.Index(i).Child("type"), c.Type))
-		}
-		seen[c.Type] = true
-		if c.Type == "" {
-			errs = append(errs, field.Required(cp.Index(i).Child("type"), ""))
-		}
+		types[i] = string(c.Type)
 	}
-	return errs
+	return conditionTypes(types)
 }
 
 // goFields renders a value as kube-apiserver's error messages show the
