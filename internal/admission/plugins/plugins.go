@@ -88,19 +88,19 @@ func (d Deps) webhookOptions(c pluginConfig, static bool) webhook.Options {
 		Scheme: d.Objects.Scheme(), Log: d.Log, Static: static}
 }
 
-// plugins are the plugins portcullis has, in kube-apiserver's order. The
-// policy and webhook plugins run their static manifests (when their
+// constructors build each plugin portcullis has from its configuration.
+// The policy and webhook plugins run their static manifests (when their
 // configuration names a staticManifestsDir) before the API-created objects.
-func (s *Set) plugins(d Deps) []admission.Plugin {
+func (s *Set) constructors(d Deps) map[string]func(config []byte) (any, error) {
 	namespaces := matching.NamespaceGetter(d.Objects.GetNamespace)
 	params := newParamSource(d.Objects)
 	types := typeConverters(d.Objects)
-	return []admission.Plugin{
-		{Name: lifecycle.Name, DefaultEnabled: true, New: func([]byte) (any, error) { return lifecycle.New(d.Objects.GetNamespace), nil }},
-		{Name: noderestriction.Name, New: func([]byte) (any, error) {
+	return map[string]func([]byte) (any, error){
+		lifecycle.Name: func([]byte) (any, error) { return lifecycle.New(d.Objects.GetNamespace), nil },
+		noderestriction.Name: func([]byte) (any, error) {
 			return noderestriction.New(d.Objects, noderestriction.Options{Authorizer: d.Authorizer, DisableAudienceRestriction: !d.AudienceRestriction})
-		}},
-		{Name: mutating.PluginName, DefaultEnabled: true, New: func(raw []byte) (any, error) {
+		},
+		mutating.PluginName: func(raw []byte) (any, error) {
 			cfg, err := parsePluginConfig(raw, "MutatingAdmissionPolicyConfiguration", d.ManifestsGate)
 			if err != nil {
 				return nil, err
@@ -123,8 +123,8 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 				return nil, err
 			}
 			return mutating.StaticFirst(func() *mutating.Plugin { return st.get() }, p), nil
-		}},
-		{Name: "MutatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
+		},
+		"MutatingAdmissionWebhook": func(raw []byte) (any, error) {
 			cfg, err := parsePluginConfig(raw, "WebhookAdmissionConfiguration", d.ManifestsGate)
 			if err != nil {
 				return nil, err
@@ -145,8 +145,8 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 				return nil, err
 			}
 			return webhook.MutatingStaticFirst(func() *webhook.Mutating { return st.get().Mutating }, m), nil
-		}},
-		{Name: policy.PluginName, DefaultEnabled: true, New: func(raw []byte) (any, error) {
+		},
+		policy.PluginName: func(raw []byte) (any, error) {
 			cfg, err := parsePluginConfig(raw, "ValidatingAdmissionPolicyConfiguration", d.ManifestsGate)
 			if err != nil {
 				return nil, err
@@ -166,8 +166,8 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 				return nil, err
 			}
 			return policy.StaticFirst(func() *policy.Plugin { return st.get() }, p), nil
-		}},
-		{Name: "ValidatingAdmissionWebhook", DefaultEnabled: true, New: func(raw []byte) (any, error) {
+		},
+		"ValidatingAdmissionWebhook": func(raw []byte) (any, error) {
 			cfg, err := parsePluginConfig(raw, "WebhookAdmissionConfiguration", d.ManifestsGate)
 			if err != nil {
 				return nil, err
@@ -188,8 +188,20 @@ func (s *Set) plugins(d Deps) []admission.Plugin {
 				return nil, err
 			}
 			return webhook.ValidatingStaticFirst(func() *webhook.Validating { return st.get().Validating }, v), nil
-		}},
+		},
 	}
+}
+
+// plugins are the plugins portcullis has, in kube-apiserver's order.
+func (s *Set) plugins(d Deps) []admission.Plugin {
+	build := s.constructors(d)
+	var out []admission.Plugin
+	for _, name := range order {
+		if n, ok := build[name]; ok {
+			out = append(out, admission.Plugin{Name: name, DefaultEnabled: defaultOn[name], New: n})
+		}
+	}
+	return out
 }
 
 // typeConverters gives ApplyConfiguration mutations the schemas of custom
