@@ -3,6 +3,7 @@ package podsecurity
 import (
 	"context"
 	"errors"
+	"sort"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -154,4 +155,12 @@ func privilegedSpec() corev1.PodSpec {
 
 func pod(ns, name string, spec corev1.PodSpec) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
+}
+
+func sortedOrNil(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	sort.Strings(s)
+	return s
 }
