@@ -105,7 +105,11 @@ func attrs(gvr schema.GroupVersionResource, kind string, op admission.Operation,
 		Operation: op, Object: obj, OldObject: old,
 		UserInfo: &user.DefaultInfo{Name: "alice"},
 	}
-	if m, ok := obj.(metav1.Object); ok {
+	src := obj
+	if src == nil {
+		src = old
+	}
+	if m, ok := src.(metav1.Object); ok {
 		a.Name, a.Namespace = m.GetName(), m.GetNamespace()
 	}
 	if gvr == namespacesGVR {
