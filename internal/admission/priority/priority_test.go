@@ -22,7 +22,7 @@ var (
 )
 
 func policy(p corev1.PreemptionPolicy) *corev1.PreemptionPolicy { return &p }
-func prio(v int32) *int32                                      { return &v }
+func prio(v int32) *int32                                       { return &v }
 
 func class(name string, value int32, def bool, pp *corev1.PreemptionPolicy) *schedulingv1.PriorityClass {
 	return &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value, GlobalDefault: def, PreemptionPolicy: pp}
