@@ -19,7 +19,9 @@ import (
 func TestAdmit(t *testing.T) {
 	const protection = "scheduling.k8s.io/podgroup-protection"
 	res := schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "podgroups"}
-	om := func(f ...string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: "pg", Namespace: "ns", Finalizers: f} }
+	om := func(f ...string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: "pg", Namespace: "ns", Finalizers: f}
+	}
 	tests := []struct {
 		name        string
 		disabled    bool
