@@ -16,8 +16,8 @@
 //
 // # What is checked
 //
-//   - pods: creates, and updates that change a container image or add an
-//     ephemeral container, against the enforce level (refused with 403),
+//   - pods: creates, and updates that change a container's image or the
+//     number of containers (ephemeral ones included), against the enforce level (refused with 403),
 //     the audit level (an audit-violations annotation) and the warn level
 //     (a warning); the status, binding and eviction subresources are not
 //     looked at.

@@ -232,3 +232,17 @@ func TestStatuses(t *testing.T) {
 		})
 	}
 }
+
+// TestPodNamespaceUnreadable: the client sees a generic internal error,
+// the audit log its cause.
+func TestPodNamespaceUnreadable(t *testing.T) {
+	got, err := run(context.Background(), (&env{}).plugin(t, ""), podAttrs(admission.Create, pod("gone", "p", baselineSpec()), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := outcome{Code: 500, Message: `Internal error occurred: failed to lookup namespace "gone"`,
+		Annotations: map[string]string{"pod-security.kubernetes.io/error": `Internal error occurred: failed to lookup namespace "gone": namespaces "gone" not found`}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outcome (-want +got):\n%s", diff)
+	}
+}
