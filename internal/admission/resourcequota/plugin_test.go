@@ -118,6 +118,31 @@ func TestValidate(t *testing.T) {
 		a:      attrs(admission.Update, "persistentvolumeclaims", "status", bigPVC, oldPVC),
 		used:   map[string]map[string]string{"q": {"requests.storage": "3Gi"}},
 	}, {
+		name:   "resize charges the growth",
+		quotas: []*corev1.ResourceQuota{newQuota("q", list("requests.cpu", "4", "pods", "5"), list("requests.cpu", "1", "pods", "1"))},
+		a: func() *admission.Attributes {
+			old := podOf("r", list("cpu", "1"), nil)
+			stored(old)
+			grown := podOf("r", list("cpu", "3"), nil)
+			stored(grown)
+			return attrs(admission.Update, "pods", "resize", grown, old)
+		}(),
+		used: map[string]map[string]string{"q": {"requests.cpu": "3", "pods": "1"}},
+	}, {
+		name: "update into Terminating charges the whole pod to the quota it moves into",
+		quotas: []*corev1.ResourceQuota{
+			scoped(newQuota("term", list("pods", "3", "requests.cpu", "3"), list("pods", "0", "requests.cpu", "0")), corev1.ResourceQuotaScopeTerminating),
+			newQuota("all", list("pods", "3", "requests.cpu", "3"), list("pods", "1", "requests.cpu", "1")),
+		},
+		a: func() *admission.Attributes {
+			old := podOf("t", list("cpu", "1"), list("cpu", "1"))
+			stored(old)
+			now := terminating.DeepCopy()
+			stored(now)
+			return attrs(admission.Update, "pods", "", now, old)
+		}(),
+		used: map[string]map[string]string{"term": {"pods": "1", "requests.cpu": "1"}, "all": {"pods": "1", "requests.cpu": "1"}},
+	}, {
 		name:   "update without old object",
 		quotas: []*corev1.ResourceQuota{newQuota("q", list("services", "2"), list("services", "0"))},
 		a:      attrs(admission.Update, "services", "", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"}}, nil),
