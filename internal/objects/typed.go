@@ -46,6 +46,11 @@ func (o *Objects) GetPod(ctx context.Context, ns, name string) (*corev1.Pod, err
 	return get[*corev1.Pod](ctx, o, core("pods"), ns, name)
 }
 
+// GetConfigMap reads a config map.
+func (o *Objects) GetConfigMap(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
+	return get[*corev1.ConfigMap](ctx, o, core("configmaps"), ns, name)
+}
+
 // GetSecret reads a secret.
 func (o *Objects) GetSecret(ctx context.Context, ns, name string) (*corev1.Secret, error) {
 	return get[*corev1.Secret](ctx, o, core("secrets"), ns, name)

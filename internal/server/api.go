@@ -29,6 +29,7 @@ import (
 	"github.com/portcullis/portcullis/internal/authz/rbac"
 	"github.com/portcullis/portcullis/internal/controllers/apfconfig"
 	"github.com/portcullis/portcullis/internal/controllers/apiservices"
+	"github.com/portcullis/portcullis/internal/controllers/authenticationtrust"
 	"github.com/portcullis/portcullis/internal/controllers/bootstraprbac"
 	"github.com/portcullis/portcullis/internal/controllers/clusterroleaggregation"
 	"github.com/portcullis/portcullis/internal/controllers/crdcleanup"
@@ -55,8 +56,8 @@ import (
 
 type apiDeps struct {
 	store storage.Store
-	// x509 authenticates client certificates.
-	x509   authn.Authenticator
+	// certs authenticates client certificates (a front proxy's first).
+	certs  certificates
 	log    *slog.Logger
 	config Config
 	// saKeys returns the service account keys; nil loads them in place.
@@ -141,7 +142,7 @@ func newAPI(d apiDeps) (*api, error) {
 		ConfigFile: cfg.AuthenticationConfigFile, TokenAuthFile: cfg.TokenAuthFile,
 		AnonymousAuth: cfg.AnonymousAuth, AnonymousAuthSet: cfg.AnonymousAuthSet, ServiceAccountIssuers: cfg.ServiceAccountIssuers,
 		OIDC: cfg.OIDC,
-	}, d.x509, serviceAccounts.Authenticator, prom, id, d.log)
+	}, d.certs, serviceAccounts.Authenticator, prom, id, d.log)
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +211,14 @@ func newAPI(d apiDeps) (*api, error) {
 	// writes through kube-apiserver.
 	namespaces := namespace.New(objs, restHandler, d.log)
 	a.start = append(a.start, namespaces.EnsureSystem)
+	trust := authenticationtrust.New(d.certs.trustInfo(cfg.RequestHeader), objs.GetConfigMap, restHandler, d.log)
+	a.start = append(a.start, func(ctx context.Context) error {
+		if err := trust.Sync(ctx); err != nil {
+			return fmt.Errorf("publishing authentication info: %w", err)
+		}
+		return nil
+	})
+	a.background = append(a.background, trust.Run)
 	a.background = append(a.background, namespaces.Run)
 	if authorization.RBAC != nil {
 		a.start = append(a.start, func(ctx context.Context) error {

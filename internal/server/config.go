@@ -47,6 +47,9 @@ type Config struct {
 	AnonymousAuthSet bool
 	// OIDC are the --oidc-* flags: one JWT issuer without a file.
 	OIDC authnconfig.OIDCFlags
+	// RequestHeader are the --requestheader-* flags: an authenticating
+	// front proxy.
+	RequestHeader RequestHeaderFlags
 	// Authorization, with kube-apiserver's flags.
 	AuthorizationModes                       []string
 	AuthorizationConfigFile                  string
@@ -71,6 +74,17 @@ type Config struct {
 	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.
 	ShutdownTimeout time.Duration
+}
+
+// RequestHeaderFlags are kube-apiserver's --requestheader-* flags; without
+// a ClientCAFile no front proxy is trusted.
+type RequestHeaderFlags struct {
+	ClientCAFile        string
+	AllowedNames        []string
+	UsernameHeaders     []string
+	UIDHeaders          []string
+	GroupHeaders        []string
+	ExtraHeaderPrefixes []string
 }
 
 // Default returns the configuration of `portcullis serve` with no flags.

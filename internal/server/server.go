@@ -22,6 +22,7 @@ import (
 
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/authn/serviceaccount"
+	"github.com/portcullis/portcullis/internal/controllers/authenticationtrust"
 	"github.com/portcullis/portcullis/internal/pki"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/storage/bbolt"
@@ -58,7 +59,11 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("preparing key material: %w", err)
 	}
-	tlsCfg, roots, err := tlsConfig(cfg, files)
+	tlsCfg, clientCA, err := tlsConfig(cfg, files)
+	if err != nil {
+		return err
+	}
+	certs, err := certificateAuthenticator(cfg, clientCA)
 	if err != nil {
 		return err
 	}
@@ -81,7 +86,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 	app, err := newAPI(apiDeps{
 		store:  store,
-		x509:   authn.NewX509(roots),
+		certs:  certs,
 		log:    log,
 		config: cfg,
 		saKeys: func() (*serviceaccount.Keys, error) {
@@ -186,31 +191,89 @@ func urlHost(bind string) string {
 // tlsConfig builds the serving TLS configuration. Client certificates are
 // requested but verified by the x509 authenticator, so a bad certificate
 // gets a 401 Status rather than a failed handshake, as in kube-apiserver.
-func tlsConfig(cfg Config, files pki.Files) (*tls.Config, func() *x509.CertPool, error) {
+func tlsConfig(cfg Config, files pki.Files) (*tls.Config, caBundle, error) {
 	certFile, keyFile := files.ServingCert, files.ServingKey
 	if cfg.TLSCertFile != "" {
 		certFile, keyFile = cfg.TLSCertFile, cfg.TLSPrivateKeyFile
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
-		return nil, nil, fmt.Errorf("loading serving certificate: %w", err)
+		return nil, caBundle{}, fmt.Errorf("loading serving certificate: %w", err)
 	}
 	caFile := files.CACert
 	if cfg.ClientCAFile != "" {
 		caFile = cfg.ClientCAFile
 	}
-	caPEM, err := os.ReadFile(caFile)
+	ca, err := readCABundle("--client-ca-file", caFile)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--client-ca-file: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(caPEM) {
-		return nil, nil, fmt.Errorf("--client-ca-file: %s holds no PEM certificates", caFile)
+		return nil, caBundle{}, err
 	}
 	return &tls.Config{
 		Certificates: []tls.Certificate{cert},
 		ClientAuth:   tls.RequestClientCert,
 		MinVersion:   tls.VersionTLS12,
 		NextProtos:   []string{"h2", "http/1.1"},
-	}, func() *x509.CertPool { return pool }, nil
+	}, ca, nil
+}
+
+// caBundle is a CA file's certificates, parsed and as read (published in
+// the extension-apiserver-authentication ConfigMap).
+type caBundle struct {
+	pool *x509.CertPool
+	pem  []byte
+}
+
+func readCABundle(flag, path string) (caBundle, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return caBundle{}, fmt.Errorf("%s: %w", flag, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(data) {
+		return caBundle{}, fmt.Errorf("%s: %s holds no PEM certificates", flag, path)
+	}
+	return caBundle{pool: pool, pem: data}, nil
+}
+
+// certificates are the client-certificate authenticators in
+// kube-apiserver's order (a front proxy first) and what they trust.
+type certificates struct {
+	authn.Authenticator
+	clientCA      caBundle
+	requestHeader *caBundle
+}
+
+// trustInfo is what the extension-apiserver-authentication ConfigMap
+// publishes of these authenticators.
+func (c certificates) trustInfo(rh RequestHeaderFlags) authenticationtrust.Info {
+	info := authenticationtrust.Info{ClientCA: c.clientCA.pem}
+	if c.requestHeader != nil {
+		info.RequestHeaderCA = c.requestHeader.pem
+		info.RequestHeaderAllowed, info.RequestHeaderUsernames, info.RequestHeaderUIDs = rh.AllowedNames, rh.UsernameHeaders, rh.UIDHeaders
+		info.RequestHeaderGroups, info.RequestHeaderExtras = rh.GroupHeaders, rh.ExtraHeaderPrefixes
+	}
+	return info
+}
+
+// certificateAuthenticator builds the front-proxy (when
+// --requestheader-client-ca-file is set) and client certificate
+// authenticators.
+func certificateAuthenticator(cfg Config, clientCA caBundle) (certificates, error) {
+	x509Auth := authn.NewX509(func() *x509.CertPool { return clientCA.pool })
+	c := certificates{Authenticator: x509Auth, clientCA: clientCA}
+	rh := cfg.RequestHeader
+	if rh.ClientCAFile == "" {
+		return c, nil
+	}
+	ca, err := readCABundle("--requestheader-client-ca-file", rh.ClientCAFile)
+	if err != nil {
+		return c, err
+	}
+	rc := authn.RequestHeaderConfig{ClientCA: ca.pool, AllowedNames: rh.AllowedNames, UsernameHeaders: rh.UsernameHeaders,
+		UIDHeaders: rh.UIDHeaders, GroupHeaders: rh.GroupHeaders, ExtraHeaderPrefixes: rh.ExtraHeaderPrefixes}
+	if err := rc.Validate(cfg.gate("RemoteRequestHeaderUID", true)); err != nil {
+		return c, err
+	}
+	c.Authenticator, c.requestHeader = authn.Union{authn.NewRequestHeader(rc), x509Auth}, &ca
+	return c, nil
 }
