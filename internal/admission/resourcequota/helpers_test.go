@@ -136,3 +136,11 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// code is the HTTP code of an API error; 0 for any other error.
+func code(err error) int32 {
+	if s, ok := err.(apierrors.APIStatus); ok {
+		return s.Status().Code
+	}
+	return 0
+}

@@ -92,7 +92,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if !p.registry.Get(gr).Handles(a) {
 		return nil
 	}
-	return p.batches.do(ctx, a)
+	return asStatus(p.batches.do(ctx, a))
 }
 
 // list reads the namespace's quotas, each at the newer of what the

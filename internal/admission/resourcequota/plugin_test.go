@@ -2,6 +2,7 @@ package resourcequota
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,6 +43,8 @@ func TestValidate(t *testing.T) {
 		quotas []*corev1.ResourceQuota
 		a      *admission.Attributes
 		want   string
+		// code is the error's HTTP code, 403 unless set.
+		code int32
 		// used is each quota's status.used afterwards.
 		used map[string]map[string]string
 	}{{
@@ -173,6 +176,7 @@ func TestValidate(t *testing.T) {
 			`"matchScopes":[{"scopeName":"PriorityClass","operator":"In","values":["high"]}]}]}`,
 		a:    attrs(admission.Create, "pods", "", highPod, nil),
 		want: `insufficient quota to match these scopes: [{PriorityClass In [high]}]`,
+		code: 500,
 	}, {
 		name:   "pod delete is not looked at",
 		quotas: []*corev1.ResourceQuota{newQuota("q", list("pods", "0"), list("pods", "5"))},
@@ -185,6 +189,9 @@ func TestValidate(t *testing.T) {
 		used:   map[string]map[string]string{"q": {"count/events": "0"}},
 	}}
 	for _, tt := range tests {
+		if tt.code == 0 {
+			tt.code = 403
+		}
 		t.Run(tt.name, func(t *testing.T) {
 			s := newStore(tt.quotas...)
 			p, err := New([]byte(tt.config), s, gates)
@@ -194,6 +201,9 @@ func TestValidate(t *testing.T) {
 			err = p.Validate(context.Background(), tt.a)
 			if d := cmp.Diff(tt.want, errText(err)); d != "" {
 				t.Errorf("error (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.code, code(err)); err != nil && d != "" {
+				t.Errorf("HTTP code (-want +got):\n%s", d)
 			}
 			used := map[string]map[string]string{}
 			for _, q := range tt.quotas {
@@ -206,5 +216,26 @@ func TestValidate(t *testing.T) {
 				t.Errorf("status.used (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+func TestListError(t *testing.T) {
+	quotas := QuotaFuncs{
+		ListFunc: func(context.Context, string) ([]*corev1.ResourceQuota, error) {
+			return nil, errors.New("etcd is gone")
+		},
+		UpdateStatusFunc: func(context.Context, *corev1.ResourceQuota) (*corev1.ResourceQuota, error) {
+			t.Fatal("no quota to write")
+			return nil, nil
+		},
+	}
+	p, err := New(nil, quotas, gates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Validate(context.Background(), attrs(admission.Create, "pods", "", podOf("p", nil, nil), nil))
+	got := []any{errText(err), code(err)}
+	if d := cmp.Diff([]any{"error resolving quota: etcd is gone", int32(500)}, got); d != "" {
+		t.Errorf("[message, code] (-want +got):\n%s", d)
 	}
 }
