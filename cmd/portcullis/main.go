@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/portcullis/portcullis/internal/admission/plugins"
 	"github.com/portcullis/portcullis/internal/server"
 	"github.com/portcullis/portcullis/internal/version"
 )
@@ -74,8 +75,13 @@ func newServe() *cobra.Command {
 	f.IntVar(&cfg.AuditLogMaxSize, "audit-log-maxsize", cfg.AuditLogMaxSize, "The maximum size in megabytes of the audit log file before it gets rotated.")
 	f.IntVar(&cfg.AuditLogMaxAge, "audit-log-maxage", cfg.AuditLogMaxAge, "The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.")
 	f.IntVar(&cfg.AuditLogMaxBackup, "audit-log-maxbackup", cfg.AuditLogMaxBackup, "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.")
-	f.StringSliceVar(&cfg.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle). Comma-delimited list of admission plugins: NamespaceLifecycle, NodeRestriction. The order of plugins in this flag does not matter.")
-	f.StringSliceVar(&cfg.DisableAdmissionPlugins, "disable-admission-plugins", nil, "admission plugins that should be disabled although they are in the default enabled plugins list. The order of plugins in this flag does not matter.")
+	pluginList := fmt.Sprintf("(%s). Comma-delimited list of admission plugins: %s. The order of plugins in this flag does not matter.",
+		strings.Join(plugins.DefaultEnabled(), ", "), strings.Join(plugins.Names(), ", "))
+	f.StringSliceVar(&cfg.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones "+pluginList)
+	f.StringSliceVar(&cfg.DisableAdmissionPlugins, "disable-admission-plugins", nil, "admission plugins that should be disabled although they are in the default enabled plugins list "+pluginList)
+	f.Int64Var(&cfg.DefaultNotReadyTolerationSeconds, "default-not-ready-toleration-seconds", cfg.DefaultNotReadyTolerationSeconds, "Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.")
+	f.Int64Var(&cfg.DefaultUnreachableTolerationSeconds, "default-unreachable-toleration-seconds", cfg.DefaultUnreachableTolerationSeconds, "Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.")
+	f.StringSliceVar(&cfg.Controllers, "controllers", cfg.Controllers, "A list of the in-process controllers to enable, with kube-controller-manager's names. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. All controllers: clusterrole-aggregation-controller, namespace-controller, root-ca-certificate-publisher-controller, serviceaccount-controller, validatingadmissionpolicy-status-controller.")
 	f.StringVar(&cfg.AdmissionControlConfigFile, "admission-control-config-file", "", "File with admission control configuration.")
 	f.StringArrayVar(&cfg.ServiceAccountIssuers, "service-account-issuer", cfg.ServiceAccountIssuers, "Identifier of the service account token issuer. May be given several times: the first issues tokens, all are accepted.")
 	f.StringArrayVar(&cfg.ServiceAccountKeyFiles, "service-account-key-file", nil, "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. May be given several times. Defaults to the generated key in --data-dir.")

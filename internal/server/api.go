@@ -36,6 +36,8 @@ import (
 	"github.com/portcullis/portcullis/internal/controllers/crdstatus"
 	"github.com/portcullis/portcullis/internal/controllers/namespace"
 	"github.com/portcullis/portcullis/internal/controllers/policystatus"
+	"github.com/portcullis/portcullis/internal/controllers/rootcacertpublisher"
+	sacontroller "github.com/portcullis/portcullis/internal/controllers/serviceaccount"
 	"github.com/portcullis/portcullis/internal/controllers/systempriorityclasses"
 	"github.com/portcullis/portcullis/internal/crd"
 	"github.com/portcullis/portcullis/internal/defaults"
@@ -62,6 +64,9 @@ type apiDeps struct {
 	config Config
 	// saKeys returns the service account keys; nil loads them in place.
 	saKeys func() (*serviceaccount.Keys, error)
+	// rootCA is the CA bundle clients verify this server with (the admin
+	// kubeconfig's), published in every namespace's kube-root-ca.crt.
+	rootCA []byte
 }
 
 // api is the assembled request path and the work that keeps it current.
@@ -152,8 +157,11 @@ func newAPI(d apiDeps) (*api, error) {
 	if authorization.RBAC != nil {
 		storageChecks = append(storageChecks, rbac.NewEscalationCheck(authorization.RBAC, chainAuthz))
 	}
+	loopback := admission.NewLoopback()
 	admissionSet, err := plugins.New(plugins.Deps{
 		Objects: objs, Authorizer: chainAuthz, Metrics: prom, Log: d.log, ServerID: id,
+		Gates: cfg.gate, Version: version.Info().GitVersion, Loopback: loopback,
+		NotReadyTolerationSeconds: cfg.DefaultNotReadyTolerationSeconds, UnreachableTolerationSeconds: cfg.DefaultUnreachableTolerationSeconds,
 		ManifestsGate:       cfg.gate(plugins.GateManifests, true), // beta, on by default in kube-apiserver 1.37
 		AudienceRestriction: cfg.gate("ServiceAccountNodeAudienceRestriction", true),
 		Storage:             storageChecks,
@@ -201,6 +209,10 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 
+	// The plugins that write while admitting write through the handlers
+	// they are part of, as kube-apiserver's through its loopback client.
+	loopback.Connect(restHandler)
+
 	docs, err := openapi.New(scheme, openAPIResources(reg.All()), openapi.Info{Title: "Kubernetes", Version: version.Info().GitVersion})
 	if err != nil {
 		return nil, fmt.Errorf("building OpenAPI documents: %w", err)
@@ -219,7 +231,23 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil
 	})
 	a.background = append(a.background, trust.Run)
-	a.background = append(a.background, namespaces.Run)
+	if cfg.controller("namespace-controller") {
+		a.background = append(a.background, namespaces.Run)
+	}
+	if cfg.controller("serviceaccount-controller") {
+		sa, err := sacontroller.New(objs, restHandler, d.log)
+		if err != nil {
+			return nil, err
+		}
+		a.background = append(a.background, sa.Run)
+	}
+	if cfg.controller("root-ca-certificate-publisher-controller") {
+		rootCA, err := rootcacertpublisher.New(objs, restHandler, d.rootCA, prom, d.log)
+		if err != nil {
+			return nil, err
+		}
+		a.background = append(a.background, rootCA.Run)
+	}
 	if authorization.RBAC != nil {
 		a.start = append(a.start, func(ctx context.Context) error {
 			if err := bootstraprbac.Run(ctx, objs, restHandler); err != nil {
@@ -227,7 +255,9 @@ func newAPI(d apiDeps) (*api, error) {
 			}
 			return nil
 		})
-		a.background = append(a.background, clusterroleaggregation.New(objs, restHandler, d.log).Run)
+		if cfg.controller("clusterrole-aggregation-controller") {
+			a.background = append(a.background, clusterroleaggregation.New(objs, restHandler, d.log).Run)
+		}
 	}
 	a.start = append(a.start, func(ctx context.Context) error {
 		if err := systempriorityclasses.Run(ctx, objs, restHandler); err != nil {
@@ -244,7 +274,9 @@ func newAPI(d apiDeps) (*api, error) {
 	})
 	a.background = append(a.background, apf.Run)
 	typeChecker := &policy.TypeChecker{Schemas: docs.Resolver(), KindsFor: objs.KindsFor, Log: d.log}
-	a.background = append(a.background, policystatus.New(objs, typeChecker, restHandler, d.log).Run)
+	if cfg.controller("validatingadmissionpolicy-status-controller") {
+		a.background = append(a.background, policystatus.New(objs, typeChecker, restHandler, d.log).Run)
+	}
 
 	rs := restHandler.Responder()
 	disc, err := discovery.New(reg, rs)

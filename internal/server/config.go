@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/portcullis/portcullis/internal/authn/authnconfig"
@@ -50,6 +52,14 @@ type Config struct {
 	// RequestHeader are the --requestheader-* flags: an authenticating
 	// front proxy.
 	RequestHeader RequestHeaderFlags
+	// DefaultNotReadyTolerationSeconds and DefaultUnreachableTolerationSeconds
+	// are the tolerations the DefaultTolerationSeconds plugin adds.
+	DefaultNotReadyTolerationSeconds    int64
+	DefaultUnreachableTolerationSeconds int64
+	// Controllers are kube-controller-manager's --controllers for the
+	// controllers portcullis runs in process: "*" for the default ones,
+	// "name" to enable one, "-name" to disable one.
+	Controllers []string
 	// Authorization, with kube-apiserver's flags.
 	AuthorizationModes                       []string
 	AuthorizationConfigFile                  string
@@ -106,6 +116,9 @@ func Default() Config {
 		AuditLogMaxSize:                          100,
 		AuditLogMaxAge:                           366,
 		AuditLogMaxBackup:                        100,
+		DefaultNotReadyTolerationSeconds:         300,
+		DefaultUnreachableTolerationSeconds:      300,
+		Controllers:                              []string{"*"},
 	}
 }
 
@@ -132,6 +145,11 @@ func (c *Config) Validate() error {
 	if c.EncryptionProviderConfigAutomaticReload && c.EncryptionProviderConfig == "" {
 		errs = append(errs, errors.New("--encryption-provider-config-automatic-reload must be set with --encryption-provider-config"))
 	}
+	for _, n := range c.Controllers {
+		if n != "*" && !slices.Contains(controllerNames, strings.TrimPrefix(n, "-")) {
+			errs = append(errs, fmt.Errorf("--controllers: %q is not in the list of known controllers", n))
+		}
+	}
 	if c.CompactionInterval < 0 {
 		errs = append(errs, errors.New("--etcd-compaction-interval: must not be negative"))
 	}
@@ -144,10 +162,43 @@ func (c *Config) kubeconfigPath() string {
 	return filepath.Join(c.DataDir, "admin.kubeconfig")
 }
 
+// controllerNames are the controllers portcullis runs in process, by
+// their kube-controller-manager names; all are on by default.
+var controllerNames = []string{
+	"clusterrole-aggregation-controller",
+	"namespace-controller",
+	"root-ca-certificate-publisher-controller",
+	"serviceaccount-controller",
+	"validatingadmissionpolicy-status-controller",
+}
+
+// controller reports whether --controllers enables the named controller.
+func (c *Config) controller(name string) bool {
+	on := false
+	for _, n := range c.Controllers {
+		switch n {
+		case "-" + name:
+			return false
+		case name:
+			on = true
+		case "*":
+			on = true
+		}
+	}
+	return on
+}
+
 // knownGates are the feature gates portcullis has, with their defaults.
 var knownGates = map[string]bool{
 	"ManifestBasedAdmissionControlConfig":   false,
 	"ServiceAccountNodeAudienceRestriction": true,
+	"RemoteRequestHeaderUID":                true,
+	"ClusterTrustBundle":                    true,
+	"GenericWorkload":                       false,
+	"DRANodeAllocatableResources":           false,
+	"PodLevelResources":                     true,
+	"PodLevelResourcesFixKubeletQOSClass":   true,
+	"PodTopologyLabelsAdmission":            true,
 }
 
 // gate returns a feature gate's value.

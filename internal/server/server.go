@@ -67,6 +67,12 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	// Clients verify this server with the CA of the admin kubeconfig,
+	// which pods get as kube-root-ca.crt.
+	rootCA, err := os.ReadFile(files.CACert)
+	if err != nil {
+		return fmt.Errorf("reading the CA: %w", err)
+	}
 
 	if err := os.MkdirAll(filepath.Dir(cfg.dbPath()), 0o700); err != nil {
 		return fmt.Errorf("creating store directory: %w", err)
@@ -87,6 +93,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	app, err := newAPI(apiDeps{
 		store:  store,
 		certs:  certs,
+		rootCA: rootCA,
 		log:    log,
 		config: cfg,
 		saKeys: func() (*serviceaccount.Keys, error) {

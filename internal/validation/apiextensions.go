@@ -67,6 +67,10 @@ func Warnings(obj, old runtime.Object) []string {
 	if w, ok := clusterWarnings(obj, old); ok {
 		return w
 	}
+	if sa, ok := obj.(*corev1.ServiceAccount); ok {
+		oldSA, _ := old.(*corev1.ServiceAccount)
+		return serviceAccountWarnings(sa, oldSA)
+	}
 	if pod, ok := obj.(*corev1.Pod); ok && old == nil {
 		return podWarnings(&pod.Spec, field.NewPath("spec"))
 	}

@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -70,4 +71,22 @@ func clusterWarnings(obj, _ any) ([]string, bool) {
 		return storageCapacityWarnings(o), true
 	}
 	return nil, false
+}
+
+// enforceMountableSecrets is the ServiceAccount annotation that has the
+// ServiceAccount admission plugin restrict the secrets pods may use.
+const enforceMountableSecrets = "kubernetes.io/enforce-mountable-secrets"
+
+// serviceAccountWarnings warns when a write newly sets the deprecated
+// enforce-mountable-secrets annotation, as kube-apiserver does.
+func serviceAccountWarnings(sa, old *corev1.ServiceAccount) []string {
+	if old != nil {
+		if _, had := old.Annotations[enforceMountableSecrets]; had {
+			return nil
+		}
+	}
+	if _, ok := sa.Annotations[enforceMountableSecrets]; !ok {
+		return nil
+	}
+	return []string{fmt.Sprintf("metadata.annotations[%s]: deprecated in v1.32+; prefer separate namespaces to isolate access to mounted secrets", enforceMountableSecrets)}
 }

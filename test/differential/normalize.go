@@ -28,6 +28,9 @@ var (
 	klogRE = regexp.MustCompile(`(?m)^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ `)
 	// ageRE is the AGE column of kubectl's tables (5s, 3m2s, 10d).
 	ageRE = regexp.MustCompile(`(\s)(\d+[smhd])+(\s|$)`)
+	// tokenVolumeRE is the ServiceAccount plugin's projected token volume,
+	// named with a random suffix of the generateName alphabet.
+	tokenVolumeRE = regexp.MustCompile(`\bkube-api-access-` + generatedSuffix + `\b`)
 )
 
 // clientTimeout: a client-go request with a timeout has two timers (its
@@ -153,6 +156,7 @@ func text(s string, rep *strings.Replacer) string {
 	s = rvYAMLRE.ReplaceAllString(s, `${1}<rv>`)
 	s = rvJSONRE.ReplaceAllString(s, `${1}<rv>${2}`)
 	s = rvTextRE.ReplaceAllString(s, `${1}<rv>`)
+	s = tokenVolumeRE.ReplaceAllString(s, "kube-api-access-<generated>")
 	return s
 }
 

@@ -15,6 +15,7 @@ var documents = []struct{ key, title string }{
 	{"config", "kube-apiserver configuration files (spec 003)"},
 	{"vap", "ValidatingAdmissionPolicy (spec 004)"},
 	{"map", "MutatingAdmissionPolicy"},
+	{"plugins", "Built-in admission plugins"},
 	{"api", "API behaviour around the chain"},
 }
 

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,11 +50,13 @@ func referenceBin() string {
 	return filepath.Join(cache, "portcullis-reference", "bin")
 }
 
-// referenceDisabledPlugins are kube-apiserver's default admission plugins
-// that portcullis does not have (yet: issue 16). The reference runs without
-// them so that every scenario compares the chain both have; docs/conformance.md
-// says so.
-var referenceDisabledPlugins = []string{
+// disabledPlugins are kube-apiserver's default admission plugins that both
+// servers run without unless a suite enables them: ServiceAccount needs the
+// default ServiceAccount that only kube-controller-manager creates beside
+// the reference, and the others change every pod, class and claim a
+// scenario writes. The suites of each plugin enable it (a name in the
+// suite's --enable-admission-plugins is taken off this list).
+var disabledPlugins = []string{
 	"CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction",
 	"ClusterTrustBundleAttest", "DefaultIngressClass", "DefaultStorageClass",
 	"DefaultTolerationSeconds", "LimitRanger", "PersistentVolumeClaimResize",
@@ -61,15 +64,52 @@ var referenceDisabledPlugins = []string{
 	"ServiceAccount", "StorageObjectInUseProtection", "TaintNodesByCondition",
 }
 
+// pluginFlags are the common flags with disabledPlugins merged into the
+// suite's --disable-admission-plugins, less what the suite enables.
+func (e *env) pluginFlags(t *testing.T) []string {
+	flags := e.commonFlags(t)
+	var disabled, enabled []string
+	rest := flags[:0:0]
+	for _, f := range flags {
+		if v, ok := strings.CutPrefix(f, "--disable-admission-plugins="); ok {
+			disabled = append(disabled, strings.Split(v, ",")...)
+			continue
+		}
+		if v, ok := strings.CutPrefix(f, "--enable-admission-plugins="); ok {
+			enabled = append(enabled, strings.Split(v, ",")...)
+		}
+		rest = append(rest, f)
+	}
+	for _, p := range disabledPlugins {
+		if !slices.Contains(enabled, p) {
+			disabled = append(disabled, p)
+		}
+	}
+	return append(rest, "--disable-admission-plugins="+strings.Join(disabled, ","))
+}
+
 // startPortcullis runs the binary with the suite's flags.
 func startPortcullis(t *testing.T, e *env) (*target, error) {
 	t.Helper()
 	port := freePort(t)
+	flags := e.pluginFlags(t)
+	// The controllers portcullis runs in process that kube-apiserver
+	// leaves to kube-controller-manager run only where the suite starts
+	// them beside the reference.
+	var off []string
+	for _, c := range []string{"serviceaccount-controller", "root-ca-certificate-publisher-controller"} {
+		if !slices.Contains(e.suite.ReferenceControllers, c) {
+			off = append(off, "-"+c)
+		}
+	}
+	if len(off) > 0 {
+		flags = append(flags, "--controllers=*,"+strings.Join(off, ","))
+	}
 	args := append([]string{"serve",
 		"--data-dir", filepath.Join(e.dir, "data"),
 		"--bind-address", "127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", port),
-	}, e.commonFlags(t)...)
+	}, flags...)
 	log := filepath.Join(e.dir, "portcullis.log")
 	return startProcess(t, e, log, port, harness.BuildPortcullis(t), args...)
 }
@@ -98,15 +138,7 @@ func startReference(t *testing.T, e *env) (*target, error) {
 	}
 	t.Cleanup(func() { stop(etcd); out.Close() })
 
-	disabled := referenceDisabledPlugins
-	flags := e.commonFlags(t)
-	for i, f := range flags {
-		if v, ok := strings.CutPrefix(f, "--disable-admission-plugins="); ok {
-			disabled = append(append([]string(nil), disabled...), strings.Split(v, ",")...)
-			flags = append(flags[:i:i], flags[i+1:]...)
-			break
-		}
-	}
+	flags := e.pluginFlags(t)
 	args := append([]string{
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", port),
@@ -115,7 +147,6 @@ func startReference(t *testing.T, e *env) (*target, error) {
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--endpoint-reconciler-type=none",
 		"--allow-privileged=true",
-		"--disable-admission-plugins=" + strings.Join(disabled, ","),
 	}, flags...)
 	tg, err := startProcess(t, e, filepath.Join(e.dir, "kube-apiserver.log"), port, filepath.Join(bin, "kube-apiserver"), args...)
 	if err == nil && len(e.suite.ReferenceControllers) > 0 {

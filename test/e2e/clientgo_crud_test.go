@@ -155,7 +155,7 @@ func TestClientGoConfigMaps(t *testing.T) {
 
 func TestClientGoList(t *testing.T) {
 	t.Parallel()
-	s := harness.Start(t)
+	s := harness.Start(t, withoutRootCA)
 	c := s.Client(t)
 	ctx := context.Background()
 	createNamespace(t, c, "list")

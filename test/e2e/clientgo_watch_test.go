@@ -178,7 +178,7 @@ func TestClientGoWatch(t *testing.T) {
 
 func TestClientGoInformer(t *testing.T) {
 	t.Parallel()
-	s := harness.Start(t)
+	s := harness.Start(t, withoutRootCA)
 	c := s.Client(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

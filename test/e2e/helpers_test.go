@@ -238,3 +238,9 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(a, b)
 }
+
+// withoutRootCA starts a server without the root CA publisher, for tests
+// that count every ConfigMap of a namespace (or every webhook call a
+// ConfigMap write makes): the publisher's kube-root-ca.crt would be one
+// more, in every namespace, as in any cluster.
+const withoutRootCA = "--controllers=*,-root-ca-certificate-publisher-controller"

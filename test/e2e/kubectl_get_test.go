@@ -14,7 +14,7 @@ import (
 
 func TestKubectlGet(t *testing.T) {
 	t.Parallel()
-	s := harness.Start(t)
+	s := harness.Start(t, withoutRootCA)
 	createNamespace(t, s.Client(t), "get")
 	s.MustKubectl(t, "create", "configmap", "settings", "-n", "get", "--from-literal=color=blue", "--from-literal=size=L")
 
@@ -119,7 +119,7 @@ func TestKubectlGet(t *testing.T) {
 
 func TestKubectlWatch(t *testing.T) {
 	t.Parallel()
-	s := harness.Start(t)
+	s := harness.Start(t, withoutRootCA)
 	createNamespace(t, s.Client(t), "watch")
 	s.MustKubectl(t, "create", "configmap", "w1", "-n", "watch", "--from-literal=v=1")
 

@@ -107,7 +107,7 @@ func TestKubectlPatch(t *testing.T) {
 
 func TestKubectlLabelAnnotate(t *testing.T) {
 	t.Parallel()
-	s := harness.Start(t)
+	s := harness.Start(t, withoutRootCA)
 	createNamespace(t, s.Client(t), "meta")
 	s.MustKubectl(t, "create", "configmap", "l", "-n", "meta")
 	s.MustKubectl(t, "create", "configmap", "plain", "-n", "meta")

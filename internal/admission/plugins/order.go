@@ -1,5 +1,7 @@
 package plugins
 
+import "slices"
+
 // order is kube-apiserver 1.37's order of every admission plugin
 // (AllOrderedPlugins): the chain runs the enabled ones in this order
 // whatever the order of the flags. The webhooks, ResourceQuota and
@@ -75,4 +77,20 @@ var defaultOn = map[string]bool{
 	"ValidatingAdmissionPolicy":     true,
 	"NodeDeclaredFeatureValidator":  true,
 	"PodResizeValidator":            true,
+}
+
+// Names are every plugin's name, sorted, as kube-apiserver's help lists them.
+func Names() []string {
+	return slices.Sorted(slices.Values(order))
+}
+
+// DefaultEnabled are the plugins on without flags, in the chain's order.
+func DefaultEnabled() []string {
+	var out []string
+	for _, n := range order {
+		if defaultOn[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }

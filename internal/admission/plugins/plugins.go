@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,6 +40,19 @@ type Deps struct {
 	// Storage are the checks kube-apiserver makes in the storage of
 	// particular resources (RBAC escalation), run after every plugin.
 	Storage []admission.Validator
+	// Gates reads a feature gate (def when not set); nil: every default.
+	Gates func(name string, def bool) bool
+	// Loopback is the API's write path for the plugins that write while
+	// they admit; the server connects it once the REST handlers exist.
+	Loopback *admission.Loopback
+	// NotReadyTolerationSeconds and UnreachableTolerationSeconds are
+	// --default-not-ready-toleration-seconds and
+	// --default-unreachable-toleration-seconds (DefaultTolerationSeconds).
+	NotReadyTolerationSeconds    int64
+	UnreachableTolerationSeconds int64
+	// Version is the server's version ("v1.37.2"), which decides the
+	// node features NodeDeclaredFeatureValidator requires.
+	Version string
 }
 
 // Set is the assembled chain and what keeps it current.
@@ -95,7 +109,8 @@ func (s *Set) constructors(d Deps) map[string]func(config []byte) (any, error) {
 	namespaces := matching.NamespaceGetter(d.Objects.GetNamespace)
 	params := newParamSource(d.Objects)
 	types := typeConverters(d.Objects)
-	return map[string]func([]byte) (any, error){
+	all := d.builtins()
+	maps.Copy(all, map[string]func([]byte) (any, error){
 		lifecycle.Name: func([]byte) (any, error) { return lifecycle.New(d.Objects.GetNamespace), nil },
 		noderestriction.Name: func([]byte) (any, error) {
 			return noderestriction.New(d.Objects, noderestriction.Options{Authorizer: d.Authorizer, DisableAudienceRestriction: !d.AudienceRestriction})
@@ -189,7 +204,8 @@ func (s *Set) constructors(d Deps) map[string]func(config []byte) (any, error) {
 			}
 			return webhook.ValidatingStaticFirst(func() *webhook.Validating { return st.get().Validating }, v), nil
 		},
-	}
+	})
+	return all
 }
 
 // plugins are the plugins portcullis has, in kube-apiserver's order.

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/portcullis/portcullis/internal/controllers/workqueue"
 	"github.com/portcullis/portcullis/internal/informer"
 	"github.com/portcullis/portcullis/internal/objects"
 )
@@ -53,7 +54,7 @@ type Controller struct {
 	metrics    *metrics
 	namespaces *informer.Informer
 	configMaps *informer.Informer
-	q          *queue
+	q          *workqueue.Queue
 
 	// seen holds the namespaces delivered so far, to tell a new one
 	// (always synced) from a change (synced only while active).
@@ -93,7 +94,7 @@ func New(objs *objects.Objects, w Writer, rootCA []byte, reg prometheus.Register
 		}
 		return cm, nil
 	}
-	c := &Controller{read: read, w: w, rootCA: string(rootCA), log: log, metrics: m, q: newQueue(), seen: map[string]bool{}}
+	c := &Controller{read: read, w: w, rootCA: string(rootCA), log: log, metrics: m, q: workqueue.New(), seen: map[string]bool{}}
 	c.namespaces = informer.New(objs.Store(), nsRes, objs.Decode, informer.HandlerFuncs{
 		UpsertFunc: c.namespaceUpserted,
 		DeleteFunc: func(obj runtime.Object) {
@@ -108,7 +109,7 @@ func New(objs *objects.Objects, w Writer, rootCA []byte, reg prometheus.Register
 	// may have changed what it must hold.
 	onConfigMap := func(obj runtime.Object) {
 		if cm, ok := obj.(*corev1.ConfigMap); ok && cm.Name == ConfigMapName {
-			c.q.add(cm.Namespace)
+			c.q.Add(cm.Namespace)
 		}
 	}
 	c.configMaps = informer.New(objs.Store(), cmRes, objs.Decode, informer.HandlerFuncs{UpsertFunc: onConfigMap, DeleteFunc: onConfigMap}, log)
@@ -128,7 +129,7 @@ func (c *Controller) namespaceUpserted(obj runtime.Object) {
 	c.seen[ns.Name] = true
 	c.mu.Unlock()
 	if !known || ns.Status.Phase == corev1.NamespaceActive {
-		c.q.add(ns.Name)
+		c.q.Add(ns.Name)
 	}
 }
 
@@ -139,7 +140,9 @@ func (c *Controller) Run(ctx context.Context) {
 	defer wg.Wait()
 	wg.Go(func() { c.namespaces.Run(ctx) })
 	wg.Go(func() { c.configMaps.Run(ctx) })
-	c.q.work(ctx, c.sync, c.log)
+	c.q.Work(ctx, c.sync, func(ns string, retry time.Duration, err error) {
+		c.log.Warn("root CA cert publisher: syncing namespace failed", "namespace", ns, "retry", retry, "err", err)
+	})
 }
 
 // sync creates the ConfigMap of namespace ns, or brings its data and

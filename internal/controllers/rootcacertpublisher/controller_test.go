@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/portcullis/portcullis/internal/controllers/controllertest"
+	"github.com/portcullis/portcullis/internal/controllers/workqueue"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -165,7 +166,7 @@ func TestSync(t *testing.T) {
 			if tc.existing != nil {
 				before = tc.existing.DeepCopy()
 			}
-			c := &Controller{w: w, rootCA: bundle, log: quiet, metrics: m, q: newQueue(),
+			c := &Controller{w: w, rootCA: bundle, log: quiet, metrics: m, q: workqueue.New(),
 				read: func(_ context.Context, ns, name string) (*corev1.ConfigMap, error) {
 					if ns != "a" || name != "kube-root-ca.crt" {
 						t.Errorf("read %s/%s", ns, name)
@@ -304,13 +305,13 @@ func TestController(t *testing.T) {
 }
 
 func TestNamespaceEvents(t *testing.T) {
-	c := &Controller{q: newQueue(), seen: map[string]bool{}}
+	c := &Controller{q: workqueue.New(), seen: map[string]bool{}}
 	ns := func(name string, phase corev1.NamespacePhase) *corev1.Namespace {
 		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.NamespaceStatus{Phase: phase}}
 	}
 	drain := func() []string {
 		var out []string
-		for key, ok := c.q.next(); ok; key, ok = c.q.next() {
+		for key, ok := c.q.Next(); ok; key, ok = c.q.Next() {
 			out = append(out, key)
 		}
 		return out

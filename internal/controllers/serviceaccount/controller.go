@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/portcullis/portcullis/internal/controllers/workqueue"
 	"github.com/portcullis/portcullis/internal/informer"
 	"github.com/portcullis/portcullis/internal/objects"
 )
@@ -46,7 +48,7 @@ type Controller struct {
 	log        *slog.Logger
 	namespaces *informer.Informer
 	accounts   *informer.Informer
-	q          *queue
+	q          *workqueue.Queue
 }
 
 var (
@@ -65,13 +67,13 @@ func New(objs *objects.Objects, create Creator, log *slog.Logger) (*Controller, 
 	if !ok {
 		return nil, fmt.Errorf("serviceaccount controller: %s is not served", serviceAccountsGVR)
 	}
-	c := &Controller{read: objs, create: create, log: log, q: newQueue()}
+	c := &Controller{read: objs, create: create, log: log, q: workqueue.New()}
 	// Every namespace seen, new or changed, is looked at; of the
 	// accounts only deletions matter: one of the ensured may be gone.
 	c.namespaces = informer.New(objs.Store(), nsRes, objs.Decode, informer.HandlerFuncs{
 		UpsertFunc: func(obj runtime.Object) {
 			if ns, ok := obj.(*corev1.Namespace); ok {
-				c.q.add(ns.Name)
+				c.q.Add(ns.Name)
 			}
 		},
 		DeleteFunc: func(runtime.Object) {},
@@ -80,7 +82,7 @@ func New(objs *objects.Objects, create Creator, log *slog.Logger) (*Controller, 
 		UpsertFunc: func(runtime.Object) {},
 		DeleteFunc: func(obj runtime.Object) {
 			if sa, ok := obj.(*corev1.ServiceAccount); ok {
-				c.q.add(sa.Namespace)
+				c.q.Add(sa.Namespace)
 			}
 		},
 	}, log)
@@ -94,7 +96,9 @@ func (c *Controller) Run(ctx context.Context) {
 	defer wg.Wait()
 	wg.Go(func() { c.namespaces.Run(ctx) })
 	wg.Go(func() { c.accounts.Run(ctx) })
-	c.q.work(ctx, c.sync, c.log)
+	c.q.Work(ctx, c.sync, func(ns string, retry time.Duration, err error) {
+		c.log.Warn("service account controller: syncing namespace failed", "namespace", ns, "retry", retry, "err", err)
+	})
 }
 
 // sync creates the ensured accounts that namespace ns lacks. Only an

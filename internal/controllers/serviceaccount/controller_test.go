@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/portcullis/portcullis/internal/controllers/controllertest"
+	"github.com/portcullis/portcullis/internal/controllers/workqueue"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -102,7 +103,7 @@ func TestSync(t *testing.T) {
 			if tc.hasAccount {
 				f.accounts["a/default"] = true
 			}
-			c := &Controller{read: f, create: f, log: quiet, q: newQueue()}
+			c := &Controller{read: f, create: f, log: quiet, q: workqueue.New()}
 			err := c.sync(context.Background(), "a")
 			gotErr := ""
 			if err != nil {

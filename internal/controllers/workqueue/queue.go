@@ -1,32 +1,33 @@
-package rootcacertpublisher
+package workqueue
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"time"
 )
 
-// The retry delays of a namespace that failed, doubling from the first:
+// The retry delays of a key that failed, doubling from the first:
 // kube-controller-manager's default per-item rate limit.
 const (
 	firstRetry = 5 * time.Millisecond
 	maxRetry   = 1000 * time.Second
 )
 
-// queue holds namespace names to sync, each once, in arrival order.
-type queue struct {
+// Queue holds keys to sync, each once, in arrival order.
+type Queue struct {
 	mu     sync.Mutex
 	order  []string
 	queued map[string]bool
 	wake   chan struct{}
 }
 
-func newQueue() *queue {
-	return &queue{queued: map[string]bool{}, wake: make(chan struct{}, 1)}
+// New returns an empty queue.
+func New() *Queue {
+	return &Queue{queued: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
-func (q *queue) add(key string) {
+// Add queues key unless it is queued already.
+func (q *Queue) Add(key string) {
 	q.mu.Lock()
 	if !q.queued[key] {
 		q.queued[key] = true
@@ -39,7 +40,8 @@ func (q *queue) add(key string) {
 	}
 }
 
-func (q *queue) next() (string, bool) {
+// Next takes the oldest queued key, if any.
+func (q *Queue) Next() (string, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.order) == 0 {
@@ -51,14 +53,14 @@ func (q *queue) next() (string, bool) {
 	return key, true
 }
 
-// work syncs queued keys one at a time until ctx is done; a key whose
+// Work syncs queued keys one at a time until ctx is done; a key whose
 // sync fails is queued again after its retry delay.
-func (q *queue) work(ctx context.Context, syncKey func(context.Context, string) error, log *slog.Logger) {
+func (q *Queue) Work(ctx context.Context, syncKey func(context.Context, string) error, failed func(key string, retry time.Duration, err error)) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	delays := map[string]time.Duration{}
 	for {
-		key, ok := q.next()
+		key, ok := q.Next()
 		if !ok {
 			select {
 			case <-ctx.Done():
@@ -80,14 +82,14 @@ func (q *queue) work(ctx context.Context, syncKey func(context.Context, string) 
 			delay = min(2*d, maxRetry)
 		}
 		delays[key] = delay
-		log.Warn("root CA cert publisher: syncing namespace failed", "namespace", key, "retry", delay, "err", err)
+		failed(key, delay, err)
 		wg.Go(func() {
 			t := time.NewTimer(delay)
 			defer t.Stop()
 			select {
 			case <-ctx.Done():
 			case <-t.C:
-				q.add(key)
+				q.Add(key)
 			}
 		})
 	}
