@@ -3,6 +3,7 @@ package tokenwebhook
 import (
 	"encoding/pem"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -158,9 +159,14 @@ func newTest(t *testing.T, cfg Config, answers ...answer) (*Authenticator, *fake
 		cfg.Backoff = noJitter()
 	}
 	cfg.Clock = clk
+	if cfg.Logger == nil {
+		cfg.Logger = discard()
+	}
 	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a, w, clk
 }
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
