@@ -2,6 +2,7 @@ package admission
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiserverv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/portcullis/portcullis/internal/configfile"
 )
@@ -97,6 +99,24 @@ var configFile = configfile.Type{
 	Legacy:   []metav1.TypeMeta{{APIVersion: "apiserver.k8s.io/v1alpha1", Kind: "AdmissionConfiguration"}},
 }
 
+// legacy reports whether data, which is not an AdmissionConfiguration,
+// is the file of the two plugins that read one before that kind existed
+// (a top-level imagePolicy or podNodeSelectorPluginConfig): kube-apiserver
+// then gives the whole file to ImagePolicyWebhook and PodNodeSelector.
+func legacy(data []byte, err error) bool {
+	var te *configfile.TypeError
+	if !errors.As(err, &te) {
+		return false
+	}
+	var top map[string]json.RawMessage
+	if yaml.Unmarshal(data, &top) != nil {
+		return false
+	}
+	_, image := top["imagePolicy"]
+	_, nodes := top["podNodeSelectorPluginConfig"]
+	return image || nodes
+}
+
 // readConfig reads an AdmissionConfiguration (apiserver.config.k8s.io/v1,
 // strictly decoded) and returns each plugin's configuration: the inline
 // configuration, or the file named by path (relative paths are relative
@@ -112,6 +132,9 @@ func readConfig(path string) (map[string][]byte, error) {
 	}
 	var cfg apiserverv1.AdmissionConfiguration
 	if err := configFile.Decode(data, &cfg); err != nil {
+		if legacy(data, err) {
+			return map[string][]byte{"ImagePolicyWebhook": data, "PodNodeSelector": data}, nil
+		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
 	}
 	dir := filepath.Dir(path)

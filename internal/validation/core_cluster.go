@@ -34,7 +34,7 @@ func validateNode(n *corev1.Node) field.ErrorList {
 	if len(n.Spec.PodCIDRs) > 0 {
 		p := field.NewPath("spec", "podCIDRs")
 		for i, c := range n.Spec.PodCIDRs {
-			errs = append(errs, utilvalidation.IsValidCIDRForLegacyField(p.Index(i), c, false, nil)...)
+			errs = append(errs, utilvalidation.IsValidCIDRForLegacyField(p.Index(i), c, strictIPs, nil)...)
 		}
 		if len(n.Spec.PodCIDRs) > 2 || (len(n.Spec.PodCIDRs) == 2 && sameFamily(n.Spec.PodCIDRs[0], n.Spec.PodCIDRs[1])) {
 			errs = append(errs, field.Invalid(p, n.Spec.PodCIDRs, "may specify no more than one CIDR for each IP family"))

@@ -96,10 +96,10 @@ func validateService(s *corev1.Service) field.ErrorList {
 		errs = append(errs, field.Forbidden(sp.Child("sessionAffinityConfig"), fmt.Sprintf("must not be set when session affinity is %s", corev1.ServiceAffinityNone)))
 	}
 	if s.Spec.ClusterIP != "" && !headless {
-		errs = append(errs, utilvalidation.IsValidIPForLegacyField(sp.Child("clusterIPs").Index(0), s.Spec.ClusterIP, false, nil)...)
+		errs = append(errs, utilvalidation.IsValidIPForLegacyField(sp.Child("clusterIPs").Index(0), s.Spec.ClusterIP, strictIPs, nil)...)
 	}
 	for i, ip := range s.Spec.ExternalIPs {
-		errs = append(errs, utilvalidation.IsValidIPForLegacyField(sp.Child("externalIPs").Index(i), ip, false, nil)...)
+		errs = append(errs, utilvalidation.IsValidIPForLegacyField(sp.Child("externalIPs").Index(i), ip, strictIPs, nil)...)
 	}
 	if s.Spec.Type == "" {
 		errs = append(errs, field.Required(sp.Child("type"), ""))
@@ -130,6 +130,47 @@ func validateService(s *corev1.Service) field.ErrorList {
 			errs = append(errs, field.Duplicate(pp, servicePortKey{Protocol: string(port.Protocol), Port: port.Port}))
 		}
 		ports[k] = true
+	}
+	errs = append(errs, validateSourceRanges(s)...)
+	if s.Spec.AllocateLoadBalancerNodePorts != nil && s.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		errs = append(errs, field.Forbidden(sp.Child("allocateLoadBalancerNodePorts"), "may only be used when `type` is 'LoadBalancer'"))
+	}
+	return errs
+}
+
+// loadBalancerSourceRanges is the annotation older clients set instead of
+// spec.loadBalancerSourceRanges.
+const loadBalancerSourceRanges = "service.beta.kubernetes.io/load-balancer-source-ranges"
+
+// validateSourceRanges checks the load balancer source ranges, given in
+// the field or else in the legacy annotation: only for LoadBalancer
+// Services, each a CIDR (padding spaces allowed, a historical accident).
+// The field path is kube-apiserver's, capitalised as it has it.
+func validateSourceRanges(s *corev1.Service) field.ErrorList {
+	var errs field.ErrorList
+	lb := s.Spec.Type == corev1.ServiceTypeLoadBalancer
+	if len(s.Spec.LoadBalancerSourceRanges) > 0 {
+		p := field.NewPath("spec", "LoadBalancerSourceRanges")
+		if !lb {
+			errs = append(errs, field.Forbidden(p, "may only be used when `type` is 'LoadBalancer'"))
+		}
+		for i, v := range s.Spec.LoadBalancerSourceRanges {
+			errs = append(errs, utilvalidation.IsValidCIDRForLegacyField(p.Index(i), strings.TrimSpace(v), strictIPs, nil)...)
+		}
+		return errs
+	}
+	v, ok := s.Annotations[loadBalancerSourceRanges]
+	if !ok {
+		return nil
+	}
+	p := field.NewPath("metadata", "annotations").Key(loadBalancerSourceRanges)
+	if !lb {
+		errs = append(errs, field.Forbidden(p, "may only be used when `type` is 'LoadBalancer'"))
+	}
+	if v = strings.TrimSpace(v); v != "" {
+		for _, c := range strings.Split(v, ",") {
+			errs = append(errs, utilvalidation.IsValidCIDRForLegacyField(p, strings.TrimSpace(c), strictIPs, nil)...)
+		}
 	}
 	return errs
 }
@@ -218,7 +259,7 @@ func validateEndpoints(e *corev1.Endpoints) field.ErrorList {
 }
 
 func validateEndpointAddress(a *corev1.EndpointAddress, p *field.Path) field.ErrorList {
-	errs := utilvalidation.IsValidIPForLegacyField(p.Child("ip"), a.IP, false, nil)
+	errs := utilvalidation.IsValidIPForLegacyField(p.Child("ip"), a.IP, strictIPs, nil)
 	errs = append(errs, validateNonSpecialIP(a.IP, p.Child("ip"))...)
 	if a.Hostname != "" {
 		errs = append(errs, dns1123Label(a.Hostname, p.Child("hostname"))...)

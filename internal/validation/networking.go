@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -699,6 +700,59 @@ func networkingWarnings(obj, old runtime.Object) (warnings []string, ok bool) {
 		return networkPolicyWarnings(o), true
 	case *discoveryv1.EndpointSlice:
 		return endpointSliceWarnings(o, old == nil), true
+	case *corev1.Service:
+		return serviceWarnings(o), true
 	}
 	return nil, false
+}
+
+// serviceWarnings are kube-apiserver's warnings on a Service write (create
+// and update alike): deprecated fields and annotations, fields a headless
+// or ExternalName Service ignores, and addresses in non-canonical forms.
+func serviceWarnings(svc *corev1.Service) []string {
+	var warnings []string
+	if _, ok := svc.Annotations["service.kubernetes.io/topology-aware-hints"]; ok {
+		warnings = append(warnings, "annotation service.kubernetes.io/topology-aware-hints is deprecated, please use service.kubernetes.io/topology-mode instead")
+	}
+	spec := field.NewPath("spec")
+	headless := svc.Spec.ClusterIP == corev1.ClusterIPNone
+	if svc.Spec.ClusterIP != "" && !headless {
+		for i, ip := range svc.Spec.ClusterIPs {
+			warnings = append(warnings, utilvalidation.GetWarningsForIP(spec.Child("clusterIPs").Index(i), ip)...)
+		}
+	}
+	if headless {
+		if svc.Spec.LoadBalancerIP != "" {
+			warnings = append(warnings, "spec.loadBalancerIP is ignored for headless services")
+		}
+		if len(svc.Spec.ExternalIPs) > 0 {
+			warnings = append(warnings, "spec.externalIPs is ignored for headless services")
+		}
+		if svc.Spec.SessionAffinity != corev1.ServiceAffinityNone {
+			warnings = append(warnings, "spec.SessionAffinity is ignored for headless services")
+		}
+	}
+	for i, ip := range svc.Spec.ExternalIPs {
+		warnings = append(warnings, utilvalidation.GetWarningsForIP(spec.Child("externalIPs").Index(i), ip)...)
+	}
+	externalName := svc.Spec.Type == corev1.ServiceTypeExternalName
+	if len(svc.Spec.ExternalIPs) > 0 && !headless && !externalName {
+		warnings = append(warnings, "spec.externalIPs is deprecated and may no longer be implemented in some clusters")
+	}
+	if svc.Spec.LoadBalancerIP != "" {
+		warnings = append(warnings, utilvalidation.GetWarningsForIP(spec.Child("loadBalancerIP"), svc.Spec.LoadBalancerIP)...)
+	}
+	for i, cidr := range svc.Spec.LoadBalancerSourceRanges {
+		warnings = append(warnings, utilvalidation.GetWarningsForCIDR(spec.Child("loadBalancerSourceRanges").Index(i), cidr)...)
+	}
+	if externalName && len(svc.Spec.ExternalIPs) > 0 {
+		warnings = append(warnings, `spec.externalIPs is ignored when spec.type is "ExternalName"`)
+	}
+	if !externalName && svc.Spec.ExternalName != "" {
+		warnings = append(warnings, `spec.externalName is ignored when spec.type is not "ExternalName"`)
+	}
+	if td := svc.Spec.TrafficDistribution; td != nil && *td == corev1.ServiceTrafficDistributionPreferClose {
+		warnings = append(warnings, `spec.trafficDistribution: "PreferClose" is deprecated; use "PreferSameZone"`)
+	}
+	return warnings
 }

@@ -2,6 +2,7 @@ package podnodeselector
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -21,6 +22,10 @@ const ClusterDefaultKey = "clusterDefaultNodeSelector"
 // Config is the plugin's configuration file.
 type Config struct {
 	PodNodeSelectorPluginConfig map[string]string `json:"podNodeSelectorPluginConfig,omitempty"`
+	// ImagePolicy is ImagePolicyWebhook's, ignored here: a legacy
+	// --admission-control-config-file (not an AdmissionConfiguration) is
+	// given whole to both plugins, as kube-apiserver does.
+	ImagePolicy json.RawMessage `json:"imagePolicy,omitempty"`
 }
 
 // selectors is a Config with every selector parsed.
