@@ -51,9 +51,9 @@ type Controller struct {
 	contentPrefixes []string
 
 	mu sync.Mutex
-	// known are the quotas last seen by the informer, by namespace/name:
-	// what a replenishment looks at, and what a spec change is told by.
-	known map[string]*corev1.ResourceQuota
+	// known are the quotas last seen by the informer, by namespace and
+	// name: what a replenishment looks at, and what a spec change is told by.
+	known map[string]map[string]*corev1.ResourceQuota
 }
 
 // New returns the controller over the quotas and the objects they count
@@ -71,7 +71,7 @@ func New(objs *objects.Objects, w Writer, log *slog.Logger) (*Controller, error)
 		q:        workqueue.New(),
 		resync:   ResyncPeriod,
 		now:      time.Now,
-		known:    map[string]*corev1.ResourceQuota{},
+		known:    map[string]map[string]*corev1.ResourceQuota{},
 	}
 	for gr := range decoded {
 		if r, ok := objs.Lookup(gr.WithVersion("v1")); ok {
@@ -116,13 +116,17 @@ func (c *Controller) upsertQuota(obj runtime.Object) {
 	if !ok {
 		return
 	}
-	key := quotaKey(q)
 	c.mu.Lock()
-	old, seen := c.known[key]
-	c.known[key] = q
+	inNS := c.known[q.Namespace]
+	if inNS == nil {
+		inNS = map[string]*corev1.ResourceQuota{}
+		c.known[q.Namespace] = inNS
+	}
+	old, seen := inNS[q.Name]
+	inNS[q.Name] = q
 	c.mu.Unlock()
 	if !seen || !quota.Equals(old.Spec.Hard, q.Spec.Hard) {
-		c.q.Add(key)
+		c.q.Add(quotaKey(q))
 	}
 }
 
@@ -132,18 +136,22 @@ func (c *Controller) deleteQuota(obj runtime.Object) {
 	if !ok {
 		return
 	}
-	key := quotaKey(q)
 	c.mu.Lock()
-	delete(c.known, key)
+	delete(c.known[q.Namespace], q.Name)
+	if len(c.known[q.Namespace]) == 0 {
+		delete(c.known, q.Namespace)
+	}
 	c.mu.Unlock()
-	c.q.Add(key)
+	c.q.Add(quotaKey(q))
 }
 
 func (c *Controller) enqueueAll() {
+	var keys []string
 	c.mu.Lock()
-	keys := make([]string, 0, len(c.known))
-	for k := range c.known {
-		keys = append(keys, k)
+	for _, inNS := range c.known {
+		for _, q := range inNS {
+			keys = append(keys, quotaKey(q))
+		}
 	}
 	c.mu.Unlock()
 	for _, k := range keys {
@@ -157,9 +165,9 @@ func (c *Controller) replenish(gr schema.GroupResource, ns string) {
 	e := c.registry.Get(gr)
 	var keys []string
 	c.mu.Lock()
-	for key, q := range c.known {
-		if q.Namespace == ns && len(e.MatchingResources(quota.ResourceNames(q.Status.Hard))) > 0 {
-			keys = append(keys, key)
+	for _, q := range c.known[ns] {
+		if len(e.MatchingResources(quota.ResourceNames(q.Status.Hard))) > 0 {
+			keys = append(keys, quotaKey(q))
 		}
 	}
 	c.mu.Unlock()

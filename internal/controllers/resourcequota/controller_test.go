@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 
@@ -295,4 +296,84 @@ func TestController(t *testing.T) {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, status("ns", "q", list("configmaps", "3", "count/pods", "5"), list("configmaps", "1", "count/pods", "1")))
+}
+
+func TestReplenish(t *testing.T) {
+	e := newEnv(t)
+	c, err := New(e.Objects, &recorder{}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := func(ns, name string, statusHard corev1.ResourceList) {
+		c.upsertQuota(&corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Status: corev1.ResourceQuotaStatus{Hard: statusHard}})
+	}
+	known("ns", "pods", list("pods", "1"))
+	known("ns", "cpu", list("requests.cpu", "1"))
+	known("ns", "maps", list("configmaps", "1"))
+	known("ns", "deployments", list("count/deployments.apps", "1"))
+	// The spec is what the quota wants; status.hard is what replenishment reads.
+	c.upsertQuota(&corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "unsynced"}, Spec: corev1.ResourceQuotaSpec{Hard: list("pods", "1")}})
+	known("other", "pods", list("pods", "1"))
+	drain := func() []string {
+		var out []string
+		for {
+			k, ok := c.q.Next()
+			if !ok {
+				slices.Sort(out)
+				return out
+			}
+			out = append(out, k)
+		}
+	}
+	drain()
+	tests := []struct {
+		gr   schema.GroupResource
+		ns   string
+		want []string
+	}{
+		{gr: schema.GroupResource{Resource: "pods"}, ns: "ns", want: []string{"ns/cpu", "ns/pods"}},
+		{gr: schema.GroupResource{Resource: "configmaps"}, ns: "ns", want: []string{"ns/maps"}},
+		{gr: schema.GroupResource{Group: "apps", Resource: "deployments"}, ns: "ns", want: []string{"ns/deployments"}},
+		{gr: schema.GroupResource{Resource: "secrets"}, ns: "ns"},
+		{gr: schema.GroupResource{Resource: "pods"}, ns: "other", want: []string{"other/pods"}},
+		{gr: schema.GroupResource{Resource: "pods"}, ns: "empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.gr.String()+" in "+tt.ns, func(t *testing.T) {
+			c.replenish(tt.gr, tt.ns)
+			if d := cmp.Diff(tt.want, drain()); d != "" {
+				t.Errorf("queued (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestQuotaEvents(t *testing.T) {
+	e := newEnv(t)
+	c, err := New(e.Objects, &recorder{}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq := func(spec, status corev1.ResourceList) *corev1.ResourceQuota {
+		return &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "q"},
+			Spec: corev1.ResourceQuotaSpec{Hard: spec}, Status: corev1.ResourceQuotaStatus{Hard: status}}
+	}
+	steps := []struct {
+		name   string
+		event  func()
+		queued bool
+	}{
+		{name: "a new quota", event: func() { c.upsertQuota(rq(list("pods", "1"), nil)) }, queued: true},
+		{name: "its status written", event: func() { c.upsertQuota(rq(list("pods", "1"), list("pods", "1"))) }},
+		{name: "the same hard, written otherwise", event: func() { c.upsertQuota(rq(list("pods", "1000m"), list("pods", "1"))) }},
+		{name: "spec.hard changed", event: func() { c.upsertQuota(rq(list("pods", "2"), list("pods", "1"))) }, queued: true},
+		{name: "deleted", event: func() { c.deleteQuota(rq(list("pods", "2"), list("pods", "1"))) }, queued: true},
+	}
+	for _, s := range steps {
+		s.event()
+		key, ok := c.q.Next()
+		if ok != s.queued || (ok && key != "ns/q") {
+			t.Errorf("%s: queued %q (%v), want queued %v", s.name, key, ok, s.queued)
+		}
+	}
 }
