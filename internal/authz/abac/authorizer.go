@@ -74,7 +74,10 @@ func (a *Authorizer) EvaluateConditions(context.Context, authorizer.ConditionsAw
 // as a ResourceRuleInfo for its one API group and resource, a rule with a
 // non-resource path as a NonResourceRuleInfo; the verbs are get, list and
 // watch for a read-only rule and "*" otherwise. The list is never marked
-// incomplete, although every rule also allows reads it does not list.
+// incomplete, although every rule also allows reads it does not list. The
+// namespace test applies to path rules too, so a v1beta1 path rule (which
+// has no namespace) is listed only when namespace is empty, as in
+// kube-apiserver.
 func (a *Authorizer) RulesFor(_ context.Context, u user.Info, namespace string) ([]authorizer.ResourceRuleInfo, []authorizer.NonResourceRuleInfo, bool, error) {
 	var resourceRules []authorizer.ResourceRuleInfo
 	var nonResourceRules []authorizer.NonResourceRuleInfo
