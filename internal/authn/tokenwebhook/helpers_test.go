@@ -119,7 +119,7 @@ func (w *fakeWebhook) received() []call {
 // serve starts w on 127.0.0.1 over TLS and writes a kubeconfig naming it
 // (with the path /authenticate and a bearer token); it returns the
 // kubeconfig's path and the server.
-func serve(t *testing.T, w http.Handler) (string, *httptest.Server) {
+func serve(t testing.TB, w http.Handler) (string, *httptest.Server) {
 	t.Helper()
 	srv := httptest.NewTLSServer(w)
 	t.Cleanup(srv.Close)
