@@ -20,11 +20,13 @@
 // included: reviews go to exactly that URL), its CA and the client
 // credentials, read by client-go as kube-apiserver reads them, and the
 // review travels over client-go's REST client, so requests and error
-// texts are kube-apiserver's. Each attempt has RequestTimeout; lost
-// connections, 500, 504, 429 and answers with Retry-After are tried again
-// with kube-apiserver's backoff (DefaultBackoff). When the webhook cannot
-// answer, the token is not authenticated and the last attempt's error is
-// returned.
+// texts are kube-apiserver's. Each attempt has RequestTimeout, and one
+// that runs out is not tried again; lost connections, 429, 5xx answers
+// other than a bare 503, and answers with Retry-After are, with
+// kube-apiserver's backoff (DefaultBackoff: five attempts). client-go
+// itself also honours a Retry-After on 429 and 5xx answers, as it does in
+// kube-apiserver. When the webhook cannot answer, the token is not
+// authenticated and the last attempt's error is returned.
 //
 // # Cache
 //

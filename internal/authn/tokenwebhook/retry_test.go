@@ -150,3 +150,47 @@ func TestOutOfTime(t *testing.T) {
 		t.Errorf("webhook called %d times, want 0", n)
 	}
 }
+
+// TestAttemptTimeout: an attempt that runs out of time fails with
+// client-go's timeout error and, as in kube-apiserver, is not retried
+// (only the server saying it timed out is). The 30-second timeout is
+// shortened here by building the client with a smaller one.
+func TestAttemptTimeout(t *testing.T) {
+	w := &fakeWebhook{answers: []answer{ok(allowedV1)}, arrived: make(chan struct{}, 1), hold: make(chan struct{})}
+	path, srv := serve(t, w)
+	a, clk := func() (*Authenticator, *fakeClock) {
+		clk := newFakeClock()
+		a, err := New(Config{KubeconfigFile: path, Version: "v1", Clock: clk, Logger: discard()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := loadKubeconfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Timeout = 50 * time.Millisecond
+		if a.reviewer, err = newReviewer(cfg, "v1"); err != nil {
+			t.Fatal(err)
+		}
+		return a, clk
+	}()
+	// The handler is held until the test ends: the attempt can only
+	// end by its timeout.
+	t.Cleanup(func() { close(w.hold) })
+	_, ok, err := a.AuthenticateToken(context.Background(), "t0k3n")
+	if ok || !errors.Is(err, ErrWebhook) {
+		t.Fatalf("AuthenticateToken = %v, %v; want an ErrWebhook", ok, err)
+	}
+	// net/http words the cause in more than one way; the URL and the
+	// timeout are always there.
+	prefix, suffix := `Post "`+srv.URL+`/authenticate?timeout=50ms": `, "(Client.Timeout exceeded while awaiting headers)"
+	if !strings.HasPrefix(err.Error(), prefix) || !strings.HasSuffix(err.Error(), suffix) {
+		t.Errorf("error %q, want %q...%q", err, prefix, suffix)
+	}
+	if n := len(w.received()); n != 1 {
+		t.Errorf("webhook called %d times, want 1", n)
+	}
+	if waits := clk.waited(); len(waits) != 0 {
+		t.Errorf("waited %v, want no retry", waits)
+	}
+}
