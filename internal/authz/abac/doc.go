@@ -5,9 +5,10 @@
 //
 // # The file
 //
-// One JSON (or YAML flow) object per line; blank lines and lines starting
-// with '#' are skipped but counted, so errors name the line as an editor
-// shows it. A line is either
+// One JSON object per line (a line that does not start with '{' is read as
+// YAML, as kube-apiserver's decoder reads it); blank lines and lines whose
+// first non-space character is '#' are skipped but counted, so errors name
+// the line as an editor shows it. A line is either
 //
 //	{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy",
 //	 "spec":{"user":"alice","namespace":"*","resource":"*","apiGroup":"*"}}

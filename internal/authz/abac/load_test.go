@@ -322,6 +322,11 @@ func TestNewErrors(t *testing.T) {
 		t.Errorf("New(bad) error = %v, want %q", err, want)
 	}
 
+	// A directory opens; reading it fails, without a line number.
+	if _, err := New(dir); err == nil || err.Error() != "error reading policy file "+dir+": read "+dir+": is a directory" {
+		t.Errorf("New(directory) error = %v, want the read error", err)
+	}
+
 	empty := filepath.Join(dir, "empty.jsonl")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
