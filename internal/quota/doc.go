@@ -27,8 +27,8 @@
 //
 // # What is different
 //
-// Evaluators read only the object given; the usage of what is already
-// stored (kube-apiserver's UsageStats, used by the quota controller) is
-// not computed here. resourceclaims are counted as objects only: the DRA
+// Admission evaluates the object given; CalculateUsage adds up what is
+// stored in a namespace (kube's UsageStats), for the resourcequota
+// controller. resourceclaims are counted as objects only: the DRA
 // evaluator's per-device-class names are not supported.
 package quota

@@ -36,6 +36,7 @@ import (
 	"github.com/portcullis/portcullis/internal/controllers/crdstatus"
 	"github.com/portcullis/portcullis/internal/controllers/namespace"
 	"github.com/portcullis/portcullis/internal/controllers/policystatus"
+	rqcontroller "github.com/portcullis/portcullis/internal/controllers/resourcequota"
 	"github.com/portcullis/portcullis/internal/controllers/rootcacertpublisher"
 	sacontroller "github.com/portcullis/portcullis/internal/controllers/serviceaccount"
 	"github.com/portcullis/portcullis/internal/controllers/systempriorityclasses"
@@ -240,6 +241,13 @@ func newAPI(d apiDeps) (*api, error) {
 			return nil, err
 		}
 		a.background = append(a.background, sa.Run)
+	}
+	if cfg.controller("resourcequota-controller") {
+		quotas, err := rqcontroller.New(objs, restHandler, d.log)
+		if err != nil {
+			return nil, err
+		}
+		a.background = append(a.background, quotas.Run)
 	}
 	if cfg.controller("root-ca-certificate-publisher-controller") {
 		rootCA, err := rootcacertpublisher.New(objs, restHandler, d.rootCA, prom, d.log)

@@ -167,6 +167,7 @@ func (c *Config) kubeconfigPath() string {
 var controllerNames = []string{
 	"clusterrole-aggregation-controller",
 	"namespace-controller",
+	"resourcequota-controller",
 	"root-ca-certificate-publisher-controller",
 	"serviceaccount-controller",
 	"validatingadmissionpolicy-status-controller",

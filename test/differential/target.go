@@ -97,7 +97,7 @@ func startPortcullis(t *testing.T, e *env) (*target, error) {
 	// leaves to kube-controller-manager run only where the suite starts
 	// them beside the reference.
 	var off []string
-	for _, c := range []string{"serviceaccount-controller", "root-ca-certificate-publisher-controller"} {
+	for _, c := range []string{"serviceaccount-controller", "root-ca-certificate-publisher-controller", "resourcequota-controller"} {
 		if !slices.Contains(e.suite.ReferenceControllers, c) {
 			off = append(off, "-"+c)
 		}
