@@ -1,6 +1,11 @@
 package authn
 
-import "context"
+import (
+	"context"
+	"slices"
+
+	"k8s.io/apiserver/pkg/authentication/user"
+)
 
 type audiencesKey struct{}
 
@@ -17,4 +22,20 @@ func WithAudiences(ctx context.Context, aud []string) context.Context {
 func AudiencesFrom(ctx context.Context) []string {
 	aud, _ := ctx.Value(audiencesKey{}).([]string)
 	return aud
+}
+
+// AudienceAgnostic wraps a token authenticator that knows nothing of
+// audiences (a token file), as kube-apiserver does: its tokens are good
+// for the API server's own audiences, so a TokenReview that asks for
+// other audiences only does not recognise them.
+func AudienceAgnostic(apiAudiences []string, t Token) Token {
+	if len(apiAudiences) == 0 {
+		return t
+	}
+	return TokenFunc(func(ctx context.Context, token string) (user.Info, bool, error) {
+		if want := AudiencesFrom(ctx); len(want) > 0 && !slices.ContainsFunc(want, func(a string) bool { return slices.Contains(apiAudiences, a) }) {
+			return nil, false, nil
+		}
+		return t.AuthenticateToken(ctx, token)
+	})
 }

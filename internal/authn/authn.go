@@ -40,14 +40,14 @@ func (u Union) AuthenticateRequest(r *http.Request) (user.Info, bool, error) {
 			continue
 		}
 		if ok {
-			return withAuthenticated(info), true, nil
+			return WithAuthenticatedGroup(info), true, nil
 		}
 	}
 	return nil, false, errors.Join(errs...)
 }
 
-// withAuthenticated adds system:authenticated, which every authenticated user has.
-func withAuthenticated(u user.Info) user.Info {
+// WithAuthenticatedGroup adds system:authenticated, which every authenticated user has.
+func WithAuthenticatedGroup(u user.Info) user.Info {
 	for _, g := range u.GetGroups() {
 		if g == user.AllAuthenticated {
 			return u

@@ -57,6 +57,9 @@ var ErrInvalidBearerToken = errors.New("invalid bearer token")
 // kube-apiserver.
 type Bearer struct {
 	Token Token
+	// Audiences are the API server's: a request's token must be for
+	// them, as a TokenReview's without audiences of its own.
+	Audiences []string
 }
 
 // AuthenticateRequest implements Authenticator.
@@ -73,7 +76,7 @@ func (b Bearer) AuthenticateRequest(r *http.Request) (user.Info, bool, error) {
 	if token == "" {
 		return nil, false, nil
 	}
-	u, ok, err := b.Token.AuthenticateToken(r.Context(), token)
+	u, ok, err := b.Token.AuthenticateToken(WithAudiences(r.Context(), b.Audiences), token)
 	if !ok && err == nil {
 		err = ErrInvalidBearerToken
 	}

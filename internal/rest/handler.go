@@ -121,6 +121,15 @@ func New(cfg Config) (*Handler, error) {
 			if cfg.Virtual[res.GVR] == nil && res.GVR != legacyBindings {
 				return nil, fmt.Errorf("rest: virtual resource %s has no handler", res.GVR)
 			}
+			// A review's create tracks its fields too (the reviews that
+			// answer with the request show them); its kinds are not in the
+			// apply schema, so their fields are deduced.
+			fm, err := managedfields.NewDefaultFieldManager(managedfields.NewDeducedTypeConverter(), scheme, defaulter{cfg.Default}, scheme,
+				res.GVK(), res.GVR.GroupVersion(), "", nil)
+			if err != nil {
+				return nil, err
+			}
+			h.managers[managerKey{res.GVR, ""}] = fm
 			continue
 		}
 		subs := []string{""}

@@ -21,6 +21,11 @@ func (h *Handler) createVirtual(w http.ResponseWriter, r *http.Request, t target
 		h.bindLegacy(w, r, t, obj, options)
 		return
 	}
+	// kube-apiserver's create handler tracks the request's fields as for
+	// any create; the reviews that answer with the request object show them.
+	if fm := h.manager(t.res, ""); fm != nil {
+		obj = fm.UpdateNoErrors(t.res.New(), obj, opts.FieldManager)
+	}
 	out, err := h.cfg.Virtual[t.res.GVR](r.Context(), obj, opts.DryRun)
 	if err != nil {
 		h.rs.Error(w, r, err)

@@ -44,9 +44,10 @@ func UserInfo(u user.Info) authenticationv1.UserInfo {
 
 // Token answers TokenReviews with the token authenticator. Audiences in the
 // spec are checked by authenticators that support them (those that read
-// them from the context); an empty list means the API server's audiences.
+// them from the context); an empty list means APIAudiences.
 type Token struct {
 	Authenticator authn.Token
+	APIAudiences  []string
 }
 
 // Review answers one TokenReview.
@@ -56,29 +57,41 @@ func (t Token) Review(ctx context.Context, obj runtime.Object, _ bool) (runtime.
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a TokenReview: %T", obj))
 	}
 	if review.Spec.Token == "" {
-		return nil, apierrors.NewBadRequest("token is required for TokenReview")
+		return nil, apierrors.NewBadRequest("token is required for TokenReview in authentication")
 	}
-	out := &authenticationv1.TokenReview{ObjectMeta: review.ObjectMeta}
-	out.Spec.Audiences = review.Spec.Audiences
+	// kube-apiserver answers with the request object, the token included.
+	out := review.DeepCopy()
+	out.Status = authenticationv1.TokenReviewStatus{}
 	if t.Authenticator == nil {
-		out.Status.Error = "token authentication is not configured"
 		return out, nil
 	}
-	ctx = authn.WithAudiences(ctx, review.Spec.Audiences)
+	auds := review.Spec.Audiences
+	if len(auds) == 0 {
+		auds = t.APIAudiences
+	}
+	ctx = authn.WithAudiences(ctx, auds)
 	u, ok, err := t.Authenticator.AuthenticateToken(ctx, review.Spec.Token)
 	switch {
 	case err != nil:
-		out.Status.Error = err.Error()
+		out.Status.Error = bearerError(err)
 	case !ok:
-		// kube-apiserver reviews the token as a request's bearer token,
-		// whose refusal says so.
 		out.Status.Error = authn.ErrInvalidBearerToken.Error()
 	default:
 		out.Status.Authenticated = true
-		out.Status.User = UserInfo(u)
+		out.Status.User = UserInfo(authn.WithAuthenticatedGroup(u))
 		out.Status.Audiences = authn.AudiencesFrom(ctx)
 	}
-	// The token is never echoed back.
-	out.Spec.Token = ""
 	return out, nil
+}
+
+// bearerError is the text of a token's refusal as kube-apiserver reviews
+// it: as a request's bearer token, first by its loopback client's token
+// authenticator (which does not know it) and then by the configured ones,
+// their errors joined and each text once.
+func bearerError(err error) string {
+	invalid := authn.ErrInvalidBearerToken.Error()
+	if err.Error() == invalid {
+		return invalid
+	}
+	return "[" + invalid + ", " + err.Error() + "]"
 }

@@ -36,26 +36,30 @@ func TestTokenReview(t *testing.T) {
 		}
 		return nil, false, nil
 	})
+	api := []string{"https://kubernetes.default.svc"}
 	tests := []struct {
-		token   string
-		authed  bool
-		user    string
-		errText string
+		token string
+		want  authenticationv1.TokenReviewStatus
 	}{
-		{"good", true, "bob", ""},
-		{"bad", false, "", "token expired"},
-		{"unknown", false, "", "invalid bearer token"},
+		{"good", authenticationv1.TokenReviewStatus{Authenticated: true, Audiences: api,
+			User: authenticationv1.UserInfo{Username: "bob", Groups: []string{user.AllAuthenticated}}}},
+		{"bad", authenticationv1.TokenReviewStatus{Error: "[invalid bearer token, token expired]"}},
+		{"unknown", authenticationv1.TokenReviewStatus{Error: "invalid bearer token"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.token, func(t *testing.T) {
-			out, err := Token{Authenticator: tokens}.Review(context.Background(),
+			out, err := Token{Authenticator: tokens, APIAudiences: api}.Review(context.Background(),
 				&authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: tt.token}}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			r := out.(*authenticationv1.TokenReview)
-			if r.Status.Authenticated != tt.authed || r.Status.User.Username != tt.user || r.Status.Error != tt.errText || r.Spec.Token != "" {
-				t.Errorf("got %+v", r)
+			if diff := cmp.Diff(tt.want, r.Status); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+			// kube-apiserver answers with the request, its token included.
+			if r.Spec.Token != tt.token {
+				t.Errorf("spec.token %q, want the request's", r.Spec.Token)
 			}
 		})
 	}

@@ -99,6 +99,8 @@ func (a Access) SelfSubjectRulesReview(ctx context.Context, obj runtime.Object, 
 		return nil, apierrors.NewBadRequest("no namespace on request")
 	}
 	resRules, nonResRules, incomplete, err := a.Rules().RulesFor(ctx, requester(ctx), r.Spec.Namespace)
+	// kube-apiserver answers with a new object holding only the status.
+	r = &authorizationv1.SelfSubjectRulesReview{}
 	r.Status = authorizationv1.SubjectRulesReviewStatus{Incomplete: incomplete}
 	if err != nil {
 		r.Status.EvaluationError = err.Error()

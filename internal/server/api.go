@@ -131,7 +131,7 @@ func newAPI(d apiDeps) (*api, error) {
 
 	authorization, err := authzconfig.NewStage(authzconfig.Flags{
 		ConfigFile: cfg.AuthorizationConfigFile, LegacySet: cfg.AuthorizationFlagsSet, Modes: cfg.AuthorizationModes,
-		WebhookConfigFile: cfg.AuthorizationWebhookConfigFile, WebhookVersion: cfg.AuthorizationWebhookVersion,
+		PolicyFile: cfg.AuthorizationPolicyFile, WebhookConfigFile: cfg.AuthorizationWebhookConfigFile, WebhookVersion: cfg.AuthorizationWebhookVersion,
 		WebhookAuthorizedTTL: cfg.AuthorizationWebhookCacheAuthorizedTTL, WebhookUnauthorizedTTL: cfg.AuthorizationWebhookCacheUnauthorizedTTL,
 	}, objs, prom, id, d.log)
 	if err != nil {
@@ -147,7 +147,9 @@ func newAPI(d apiDeps) (*api, error) {
 	authentication, err := authnconfig.NewStage(authnconfig.Flags{
 		ConfigFile: cfg.AuthenticationConfigFile, TokenAuthFile: cfg.TokenAuthFile,
 		AnonymousAuth: cfg.AnonymousAuth, AnonymousAuthSet: cfg.AnonymousAuthSet, ServiceAccountIssuers: cfg.ServiceAccountIssuers,
-		OIDC: cfg.OIDC,
+		OIDC: cfg.OIDC, APIAudiences: cfg.apiAudiences(),
+		TokenWebhook: authnconfig.TokenWebhookFlags{ConfigFile: cfg.AuthenticationTokenWebhookConfigFile,
+			Version: cfg.AuthenticationTokenWebhookVersion, CacheTTL: cfg.AuthenticationTokenWebhookCacheTTL},
 	}, d.certs, serviceAccounts.Authenticator, prom, id, d.log)
 	if err != nil {
 		return nil, err
@@ -199,7 +201,7 @@ func newAPI(d apiDeps) (*api, error) {
 		},
 		Virtual: map[schema.GroupVersionResource]rest.VirtualFunc{
 			{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}:       reviews.SelfSubject,
-			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:             reviews.Token{Authenticator: authentication.Tokens}.Review,
+			{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"}:             reviews.Token{Authenticator: authentication.Tokens, APIAudiences: cfg.apiAudiences()}.Review,
 			{Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews"}:      access.SubjectAccessReview,
 			{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectaccessreviews"}:  access.SelfSubjectAccessReview,
 			{Group: "authorization.k8s.io", Version: "v1", Resource: "localsubjectaccessreviews"}: access.LocalSubjectAccessReview,

@@ -49,6 +49,11 @@ type Config struct {
 	AnonymousAuthSet bool
 	// OIDC are the --oidc-* flags: one JWT issuer without a file.
 	OIDC authnconfig.OIDCFlags
+	// AuthenticationTokenWebhook* are the --authentication-token-webhook-*
+	// flags: bearer tokens nothing local recognises go to a webhook.
+	AuthenticationTokenWebhookConfigFile string
+	AuthenticationTokenWebhookVersion    string
+	AuthenticationTokenWebhookCacheTTL   time.Duration
 	// RequestHeader are the --requestheader-* flags: an authenticating
 	// front proxy.
 	RequestHeader RequestHeaderFlags
@@ -63,6 +68,7 @@ type Config struct {
 	// Authorization, with kube-apiserver's flags.
 	AuthorizationModes                       []string
 	AuthorizationConfigFile                  string
+	AuthorizationPolicyFile                  string
 	AuthorizationWebhookConfigFile           string
 	AuthorizationWebhookVersion              string
 	AuthorizationWebhookCacheAuthorizedTTL   time.Duration
@@ -116,6 +122,8 @@ func Default() Config {
 		AuditLogMaxSize:                          100,
 		AuditLogMaxAge:                           366,
 		AuditLogMaxBackup:                        100,
+		AuthenticationTokenWebhookVersion:        "v1beta1",
+		AuthenticationTokenWebhookCacheTTL:       2 * time.Minute,
 		DefaultNotReadyTolerationSeconds:         300,
 		DefaultUnreachableTolerationSeconds:      300,
 		Controllers:                              []string{"*"},
@@ -171,6 +179,15 @@ var controllerNames = []string{
 	"root-ca-certificate-publisher-controller",
 	"serviceaccount-controller",
 	"validatingadmissionpolicy-status-controller",
+}
+
+// apiAudiences are --api-audiences, else the first service account
+// issuer, as kube-apiserver defaults them.
+func (c *Config) apiAudiences() []string {
+	if len(c.APIAudiences) > 0 || len(c.ServiceAccountIssuers) == 0 {
+		return c.APIAudiences
+	}
+	return c.ServiceAccountIssuers[:1]
 }
 
 // controller reports whether --controllers enables the named controller.

@@ -130,8 +130,8 @@ func authzAnswer(review map[string]any, r Rule) any {
 	return map[string]any{"apiVersion": review["apiVersion"], "kind": "SubjectAccessReview", "status": status}
 }
 
-// matches reports whether review (an AdmissionReview or a
-// SubjectAccessReview) is one m selects.
+// matches reports whether review (an AdmissionReview, a
+// SubjectAccessReview or a TokenReview) is one m selects.
 func (m Match) matches(review map[string]any) bool {
 	var got Match
 	if review["kind"] == "AdmissionReview" {
@@ -143,6 +143,8 @@ func (m Match) matches(review map[string]any) bool {
 			Resource:    field(review, "request", "resource", "resource"),
 			SubResource: field(review, "request", "subResource"),
 		}
+	} else if review["kind"] == "TokenReview" {
+		got = Match{Token: field(review, "spec", "token")}
 	} else {
 		got = Match{
 			User:        field(review, "spec", "user"),
@@ -155,7 +157,7 @@ func (m Match) matches(review map[string]any) bool {
 	}
 	for _, p := range [][2]string{
 		{m.Operation, got.Operation}, {m.Name, got.Name}, {m.Namespace, got.Namespace}, {m.User, got.User},
-		{m.Verb, got.Verb}, {m.Resource, got.Resource}, {m.SubResource, got.SubResource},
+		{m.Verb, got.Verb}, {m.Resource, got.Resource}, {m.SubResource, got.SubResource}, {m.Token, got.Token},
 	} {
 		if p[0] != "" && p[0] != p[1] {
 			return false

@@ -72,7 +72,7 @@ type Case struct {
 // Step is one client action. Exactly one of Path, Kubectl, Webhook, Authz,
 // Metrics, Write and Remove is set.
 type Step struct {
-	// As is the user (default admin).
+	// As is the user (default admin; "anonymous" has no credentials).
 	As string `json:"as,omitempty"`
 
 	// An HTTP request.
@@ -155,6 +155,9 @@ type Match struct {
 	Verb        string `json:"verb,omitempty"`
 	Resource    string `json:"resource,omitempty"`
 	SubResource string `json:"subresource,omitempty"`
+	// Token is a TokenReview's spec.token (the authorization fixture also
+	// serves as a token authentication webhook, answering with Raw).
+	Token string `json:"token,omitempty"`
 }
 
 // loadSuites reads every scenarios/*.yaml.
@@ -254,7 +257,9 @@ func checkSteps(s *Suite, steps []Step) error {
 		if kinds != 1 {
 			return fmt.Errorf("step %d: give exactly one of path, kubectl, webhook, authz, metrics, write and remove", i+1)
 		}
-		if _, ok := s.Users[st.As]; st.As != "" && st.As != "admin" && !ok {
+		// "anonymous" sends no credentials of its own (a step may give an
+		// Authorization header).
+		if _, ok := s.Users[st.As]; st.As != "" && st.As != "admin" && st.As != "anonymous" && !ok {
 			return fmt.Errorf("step %d: unknown user %q", i+1, st.As)
 		}
 		if st.UntilSeries != "" && st.Metrics == nil {

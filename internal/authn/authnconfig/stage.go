@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/portcullis/portcullis/internal/authn/anonymous"
 	"github.com/portcullis/portcullis/internal/authn/cache"
 	"github.com/portcullis/portcullis/internal/authn/tokenfile"
+	"github.com/portcullis/portcullis/internal/authn/tokenwebhook"
 )
 
 // Flags are kube-apiserver's authentication flags.
@@ -29,6 +31,19 @@ type Flags struct {
 	ServiceAccountIssuers []string
 	// OIDC are the --oidc-* flags.
 	OIDC OIDCFlags
+	// TokenWebhook are the --authentication-token-webhook-* flags.
+	TokenWebhook TokenWebhookFlags
+	// APIAudiences are the audiences tokens are for without a TokenReview
+	// saying otherwise (--api-audiences, else the first issuer).
+	APIAudiences []string
+}
+
+// TokenWebhookFlags are kube-apiserver's webhook token authenticator
+// flags; without a ConfigFile there is none.
+type TokenWebhookFlags struct {
+	ConfigFile string
+	Version    string
+	CacheTTL   time.Duration
 }
 
 // Stage is the server's authentication.
@@ -88,12 +103,22 @@ func NewStage(f Flags, x509 authn.Authenticator, serviceAccounts authn.Token, re
 		if err != nil {
 			return nil, fmt.Errorf("--token-auth-file: %w", err)
 		}
-		tokens = append(tokens, tf)
+		tokens = append(tokens, authn.AudienceAgnostic(f.APIAudiences, tf))
 	}
 	tokens = append(tokens, serviceAccounts, jwts)
+	// The webhook comes last, as in kube-apiserver: a token any local
+	// authenticator recognises never leaves the server.
+	if w := f.TokenWebhook; w.ConfigFile != "" {
+		wh, err := tokenwebhook.New(tokenwebhook.Config{KubeconfigFile: w.ConfigFile, Version: w.Version,
+			CacheTTL: w.CacheTTL, Audiences: f.APIAudiences, Registerer: reg, Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("--authentication-token-webhook-config-file: %w", err)
+		}
+		tokens = append(tokens, wh)
+	}
 	cached := cache.New(tokens, cache.Options{})
 	return &Stage{
-		Request: anonymous.WithFallback(authn.Union{x509, authn.Bearer{Token: cached}}, anon),
+		Request: anonymous.WithFallback(authn.Union{x509, authn.Bearer{Token: cached, Audiences: f.APIAudiences}}, anon),
 		Tokens:  cached,
 		jwts:    jwts,
 	}, nil

@@ -99,7 +99,7 @@ func New(next authn.Token, opts Options) *Cache {
 
 // AuthenticateToken implements authn.Token.
 func (c *Cache) AuthenticateToken(ctx context.Context, token string) (user.Info, bool, error) {
-	k := c.key(token)
+	k := c.key(ctx, token)
 	s := &c.shards[binary.LittleEndian.Uint64(k[:8])%shardCount]
 	now := c.now()
 
@@ -192,12 +192,19 @@ func (s *shard) put(k key, e entry, now time.Time) {
 	s.entries[k] = e
 }
 
-func (c *Cache) key(token string) key {
+// key identifies a token and the audiences it is asked for (a
+// TokenReview's), as kube-apiserver's token cache does: a token good for
+// one audience says nothing of another.
+func (c *Cache) key(ctx context.Context, token string) key {
 	h := sha256.New()
 	h.Write(c.salt[:])
 	// Hashing reads the bytes in place: a copy of every token would cost
 	// an allocation per request (JWTs are around a kilobyte).
 	h.Write(unsafe.Slice(unsafe.StringData(token), len(token)))
+	for _, a := range authn.AudiencesFrom(ctx) {
+		h.Write([]byte{0})
+		h.Write(unsafe.Slice(unsafe.StringData(a), len(a)))
+	}
 	var k key
 	h.Sum(k[:0])
 	return k

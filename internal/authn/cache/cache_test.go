@@ -189,10 +189,10 @@ func TestBounded(t *testing.T) {
 
 func TestKeysAreSalted(t *testing.T) {
 	a, b := New(&counting{answer: okFor}, Options{}), New(&counting{answer: okFor}, Options{})
-	if a.key("t") == b.key("t") {
+	if a.key(context.Background(), "t") == b.key(context.Background(), "t") {
 		t.Fatal("two caches derive the same key")
 	}
-	if a.key("t") == a.key("u") {
+	if a.key(context.Background(), "t") == a.key(context.Background(), "u") {
 		t.Fatal("distinct tokens share a key")
 	}
 }

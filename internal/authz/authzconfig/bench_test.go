@@ -9,7 +9,7 @@ import (
 // BenchmarkChain is the chain's own cost around its authorizers: the
 // system:masters rule, then Node (no opinion) and RBAC (allows).
 func BenchmarkChain(b *testing.B) {
-	cfg, err := FromFlags([]string{"Node,RBAC"}, "", DefaultWebhookVersion, 0, 0)
+	cfg, err := FromFlags([]string{"Node,RBAC"}, "", "", DefaultWebhookVersion, 0, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,6 +21,9 @@ type Deps struct {
 	// RulesFor.
 	RBAC authorizer.UnconditionalAuthorizer
 	Node authorizer.UnconditionalAuthorizer
+	// ABAC is the --authorization-policy-file authorizer, read once at
+	// start-up as kube-apiserver reads it.
+	ABAC authorizer.UnconditionalAuthorizer
 	// Registerer receives the authorization metrics; nil keeps them
 	// unexported.
 	Registerer prometheus.Registerer
@@ -69,11 +72,8 @@ func build(cfg *Config, deps Deps, m *metrics) (*chain, error) {
 			l.az, l.rules = alwaysAllow{}, alwaysAllow{}
 		case TypeAlwaysDeny:
 			l.az, l.rules = alwaysDeny{}, alwaysDeny{}
-		case TypeRBAC, TypeNode:
-			az := deps.RBAC
-			if a.Type == TypeNode {
-				az = deps.Node
-			}
+		case TypeRBAC, TypeNode, TypeABAC:
+			az := map[string]authorizer.UnconditionalAuthorizer{TypeRBAC: deps.RBAC, TypeNode: deps.Node, TypeABAC: deps.ABAC}[a.Type]
 			if az == nil {
 				return nil, fmt.Errorf("%w: authorizer type %s is configured but the server has no %s authorizer", ErrMissingAuthorizer, a.Type, a.Type)
 			}

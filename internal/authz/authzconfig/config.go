@@ -12,6 +12,7 @@ import (
 // The authorizer types portcullis knows, as spelled in --authorization-mode
 // and in the type field of the configuration file.
 const (
+	TypeABAC        = "ABAC"
 	TypeAlwaysAllow = "AlwaysAllow"
 	TypeAlwaysDeny  = "AlwaysDeny"
 	TypeNode        = "Node"
@@ -20,7 +21,7 @@ const (
 )
 
 // knownTypes, sorted as kube-apiserver lists them in messages.
-var knownTypes = []string{TypeAlwaysAllow, TypeAlwaysDeny, TypeNode, TypeRBAC, TypeWebhook}
+var knownTypes = []string{TypeABAC, TypeAlwaysAllow, TypeAlwaysDeny, TypeNode, TypeRBAC, TypeWebhook}
 
 // Config is a validated authorization configuration: the ordered
 // authorizers with defaults applied and match conditions compiled. It is

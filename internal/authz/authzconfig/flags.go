@@ -26,7 +26,6 @@ const (
 	// legacyWebhookTimeout: the flags have no timeout; kube-apiserver uses
 	// its webhook client's.
 	legacyWebhookTimeout = 30 * time.Second
-	modeABAC             = "ABAC"
 )
 
 // FromFlags converts kube-apiserver's legacy authorization flags into a
@@ -35,9 +34,10 @@ const (
 // --authorization-webhook-version and the two
 // --authorization-webhook-cache-*-ttl flags. The webhook, if any, is named
 // "default", times out after 30s and fails open (NoOpinion); a zero TTL
-// disables that half of its cache. Every inconsistency is reported with
+// disables that half of its cache. policyFile is --authorization-policy-file,
+// which mode ABAC needs. Every inconsistency is reported with
 // kube-apiserver's messages.
-func FromFlags(modes []string, webhookConfigFile, webhookVersion string, authorizedTTL, unauthorizedTTL time.Duration) (*Config, error) {
+func FromFlags(modes []string, policyFile, webhookConfigFile, webhookVersion string, authorizedTTL, unauthorizedTTL time.Duration) (*Config, error) {
 	var list []string
 	for _, m := range modes {
 		list = append(list, strings.Split(m, ",")...)
@@ -48,15 +48,18 @@ func FromFlags(modes []string, webhookConfigFile, webhookVersion string, authori
 	}
 	for _, m := range list {
 		switch {
-		case m == modeABAC:
-			errs = append(errs, fmt.Errorf("authorization-mode %q is %w", m, ErrNotSupported))
 		case !sets.New(knownTypes...).Has(m):
 			errs = append(errs, fmt.Errorf("authorization-mode %q is not a valid mode", m))
 		case m == TypeWebhook && webhookConfigFile == "":
 			errs = append(errs, fmt.Errorf("authorization-mode Webhook's authorization config file not passed"))
+		case m == TypeABAC && policyFile == "":
+			errs = append(errs, fmt.Errorf("authorization-mode ABAC's authorization policy file not passed"))
 		}
 	}
 	set := sets.New(list...)
+	if policyFile != "" && !set.Has(TypeABAC) {
+		errs = append(errs, fmt.Errorf("cannot specify --authorization-policy-file without mode ABAC"))
+	}
 	if webhookConfigFile != "" && !set.Has(TypeWebhook) {
 		errs = append(errs, fmt.Errorf("cannot specify --authorization-webhook-config-file without mode Webhook"))
 	}

@@ -22,7 +22,6 @@ func TestFromFlagsErrors(t *testing.T) {
 		{"no mode", nil, "", "v1beta1", "invalid authorization flags: at least one authorization-mode must be passed"},
 		{"unknown mode", []string{"RBAC", "Magic"}, "", "v1beta1", `invalid authorization flags: authorization-mode "Magic" is not a valid mode`},
 		{"empty element", []string{"RBAC,"}, "", "v1beta1", `invalid authorization flags: authorization-mode "" is not a valid mode`},
-		{"ABAC", []string{"ABAC"}, "", "v1beta1", `invalid authorization flags: authorization-mode "ABAC" is not supported by portcullis`},
 		{"webhook without file", []string{"Webhook"}, "", "v1beta1", "invalid authorization flags: authorization-mode Webhook's authorization config file not passed"},
 		{"file without webhook", []string{"RBAC"}, "/etc/webhook.kubeconfig", "v1beta1", "invalid authorization flags: cannot specify --authorization-webhook-config-file without mode Webhook"},
 		{"repeated", []string{"Node,RBAC", "RBAC"}, "", "v1beta1", `invalid authorization flags: authorization-mode ["Node" "RBAC" "RBAC"] has mode specified more than once`},
@@ -31,14 +30,25 @@ func TestFromFlagsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := FromFlags(tt.modes, tt.file, tt.version, DefaultWebhookAuthorizedTTL, DefaultWebhookUnauthorizedTTL)
+			_, err := FromFlags(tt.modes, "", tt.file, tt.version, DefaultWebhookAuthorizedTTL, DefaultWebhookUnauthorizedTTL)
 			if err == nil || err.Error() != tt.want || !errors.Is(err, ErrFlags) {
 				t.Fatalf("err = %v\nwant %s", err, tt.want)
 			}
 		})
 	}
-	if _, err := FromFlags([]string{"ABAC"}, "", "v1", 0, 0); !errors.Is(err, ErrNotSupported) {
-		t.Errorf("ABAC: %v is not ErrNotSupported", err)
+	for _, tt := range []struct {
+		name, policy, want string
+		modes              []string
+	}{
+		{"ABAC without a policy file", "", "invalid authorization flags: authorization-mode ABAC's authorization policy file not passed", []string{"ABAC"}},
+		{"policy file without ABAC", "/etc/abac.jsonl", "invalid authorization flags: cannot specify --authorization-policy-file without mode ABAC", []string{"RBAC"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromFlags(tt.modes, tt.policy, "", "v1beta1", 0, 0)
+			if err == nil || err.Error() != tt.want || !errors.Is(err, ErrFlags) {
+				t.Fatalf("err = %v\nwant %s", err, tt.want)
+			}
+		})
 	}
 }
 
@@ -80,7 +90,7 @@ func TestFromFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := FromFlags(tt.modes, tt.file, tt.version, tt.authorized, tt.unauthorized)
+			cfg, err := FromFlags(tt.modes, "", tt.file, tt.version, tt.authorized, tt.unauthorized)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -190,7 +190,7 @@ func (c *Controller) checkTypes(cfg *Config) error {
 			continue
 		}
 		seen.Insert(a.Type)
-		if (a.Type == TypeRBAC || a.Type == TypeNode) && !c.fixed.Has(a.Type) {
+		if (a.Type == TypeRBAC || a.Type == TypeNode || a.Type == TypeABAC) && !c.fixed.Has(a.Type) {
 			return fmt.Errorf("%w: authorizer type %s is not allowed if it was not enabled at initial server startup", ErrReload, a.Type)
 		}
 	}

@@ -3,6 +3,7 @@ package authzconfig
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/portcullis/portcullis/internal/authz"
+	"github.com/portcullis/portcullis/internal/authz/abac"
 	"github.com/portcullis/portcullis/internal/authz/node"
 	"github.com/portcullis/portcullis/internal/authz/rbac"
 	"github.com/portcullis/portcullis/internal/informer"
@@ -26,8 +28,10 @@ type Flags struct {
 	ConfigFile string
 	// LegacySet records whether any of the legacy flags below was given,
 	// which ConfigFile excludes.
-	LegacySet              bool
-	Modes                  []string
+	LegacySet bool
+	Modes     []string
+	// PolicyFile is --authorization-policy-file (mode ABAC).
+	PolicyFile             string
 	WebhookConfigFile      string
 	WebhookVersion         string
 	WebhookAuthorizedTTL   time.Duration
@@ -63,7 +67,7 @@ func NewStage(f Flags, objs *objects.Objects, reg prometheus.Registerer, serverI
 		}
 		cfg, err = Load(f.ConfigFile)
 	} else {
-		cfg, err = FromFlags(f.Modes, f.WebhookConfigFile, f.WebhookVersion, f.WebhookAuthorizedTTL, f.WebhookUnauthorizedTTL)
+		cfg, err = FromFlags(f.Modes, f.PolicyFile, f.WebhookConfigFile, f.WebhookVersion, f.WebhookAuthorizedTTL, f.WebhookUnauthorizedTTL)
 	}
 	if err != nil {
 		return nil, err
@@ -80,6 +84,13 @@ func NewStage(f Flags, objs *objects.Objects, reg prometheus.Registerer, serverI
 		for _, r := range []string{"roles", "rolebindings", "clusterroles", "clusterrolebindings"} {
 			s.follow(objs, schema.GroupVersionResource{Group: rbacv1.GroupName, Version: "v1", Resource: r}, feed, log)
 		}
+	}
+	if cfg.Has(TypeABAC) {
+		a, err := abac.New(f.PolicyFile)
+		if err != nil {
+			return nil, fmt.Errorf("invalid authorization config: %w", err)
+		}
+		deps.ABAC = a
 	}
 	if cfg.Has(TypeNode) {
 		n, err := node.New(node.Options{Registerer: reg})
