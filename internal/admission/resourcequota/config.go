@@ -34,12 +34,14 @@ type LimitedResource struct {
 	MatchScopes []corev1.ScopedResourceSelectorRequirement `json:"matchScopes,omitempty"`
 }
 
+// fileType is the configuration's kind: ResourceQuotaConfiguration in
+// apiserver.config.k8s.io/v1, Configuration in the older group.
 var fileType = configfile.Type{
-	Kind: "Configuration",
-	Versions: []string{
-		"apiserver.config.k8s.io/v1",
-		"resourcequota.admission.k8s.io/v1beta1",
-		"resourcequota.admission.k8s.io/v1alpha1",
+	Kind:     "ResourceQuotaConfiguration",
+	Versions: []string{"apiserver.config.k8s.io/v1"},
+	Legacy: []metav1.TypeMeta{
+		{APIVersion: "resourcequota.admission.k8s.io/v1beta1", Kind: "Configuration"},
+		{APIVersion: "resourcequota.admission.k8s.io/v1alpha1", Kind: "Configuration"},
 	},
 }
 

@@ -22,7 +22,7 @@ func TestDecode(t *testing.T) {
 	}, {
 		name: "v1",
 		data: `apiVersion: apiserver.config.k8s.io/v1
-kind: Configuration
+kind: ResourceQuotaConfiguration
 limitedResources:
 - resource: pods
   matchContains: [requests.cpu]
@@ -34,7 +34,7 @@ limitedResources:
   resource: persistentvolumeclaims
 `,
 		want: &Configuration{
-			TypeMeta: metav1.TypeMeta{APIVersion: "apiserver.config.k8s.io/v1", Kind: "Configuration"},
+			TypeMeta: metav1.TypeMeta{APIVersion: "apiserver.config.k8s.io/v1", Kind: "ResourceQuotaConfiguration"},
 			LimitedResources: []LimitedResource{
 				{Resource: "pods", MatchContains: []string{"requests.cpu"}, MatchScopes: []corev1.ScopedResourceSelectorRequirement{{
 					ScopeName: corev1.ResourceQuotaScopePriorityClass, Operator: corev1.ScopeSelectorOpIn, Values: []string{"high"}}}},
@@ -47,19 +47,19 @@ limitedResources:
 		want: &Configuration{TypeMeta: metav1.TypeMeta{APIVersion: "resourcequota.admission.k8s.io/v1alpha1", Kind: "Configuration"}, LimitedResources: []LimitedResource{}},
 	}, {
 		name: "unknown field",
-		data: "apiVersion: apiserver.config.k8s.io/v1\nkind: Configuration\nlimitedResource: []\n",
+		data: "apiVersion: apiserver.config.k8s.io/v1\nkind: ResourceQuotaConfiguration\nlimitedResource: []\n",
 		err:  `resourcequota: invalid configuration: strict decoding error: unknown field "limitedResource"`,
 	}, {
 		name: "wrong kind",
 		data: "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\n",
-		err:  `resourcequota: invalid configuration: expected kind Configuration, got "AdmissionConfiguration"`,
+		err:  `resourcequota: invalid configuration: expected kind ResourceQuotaConfiguration, got "AdmissionConfiguration"`,
 	}, {
 		name: "wrong version",
 		data: "apiVersion: resourcequota.admission.k8s.io/v2\nkind: Configuration\n",
-		err:  `resourcequota: invalid configuration: unsupported apiVersion "resourcequota.admission.k8s.io/v2", want one of apiserver.config.k8s.io/v1, resourcequota.admission.k8s.io/v1beta1, resourcequota.admission.k8s.io/v1alpha1`,
+		err:  `resourcequota: invalid configuration: unsupported apiVersion "resourcequota.admission.k8s.io/v2", want apiserver.config.k8s.io/v1`,
 	}, {
 		name: "missing resources",
-		data: "apiVersion: apiserver.config.k8s.io/v1\nkind: Configuration\nlimitedResources:\n- matchContains: [a]\n- resource: pods\n- apiGroup: x\n",
+		data: "apiVersion: apiserver.config.k8s.io/v1\nkind: ResourceQuotaConfiguration\nlimitedResources:\n- matchContains: [a]\n- resource: pods\n- apiGroup: x\n",
 		err:  `resourcequota: invalid configuration: [limitedResources[0].resource: Required value, limitedResources[2].resource: Required value]`,
 	}}
 	for _, tt := range tests {
@@ -79,7 +79,7 @@ limitedResources:
 }
 
 func FuzzDecode(f *testing.F) {
-	f.Add([]byte("apiVersion: apiserver.config.k8s.io/v1\nkind: Configuration\nlimitedResources:\n- resource: pods\n  matchContains: [cpu]\n"))
+	f.Add([]byte("apiVersion: apiserver.config.k8s.io/v1\nkind: ResourceQuotaConfiguration\nlimitedResources:\n- resource: pods\n  matchContains: [cpu]\n"))
 	f.Add([]byte(`{"apiVersion":"resourcequota.admission.k8s.io/v1beta1","kind":"Configuration","limitedResources":[{"resource":"pods","matchScopes":[{"scopeName":"PriorityClass","operator":"Exists"}]}]}`))
 	f.Add([]byte("kind: Configuration\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -161,12 +161,12 @@ func TestValidate(t *testing.T) {
 		used: map[string]map[string]string{"q": {"services": "1", "services.nodeports": "0"}},
 	}, {
 		name:   "limited resource without a covering quota",
-		config: "apiVersion: apiserver.config.k8s.io/v1\nkind: Configuration\nlimitedResources:\n- resource: pods\n  matchContains: [cpu]\n",
+		config: "apiVersion: apiserver.config.k8s.io/v1\nkind: ResourceQuotaConfiguration\nlimitedResources:\n- resource: pods\n  matchContains: [cpu]\n",
 		a:      attrs(admission.Create, "pods", "", podOf("p", list("cpu", "1"), nil), nil),
 		want:   `pods "p" is forbidden: insufficient quota to consume: cpu,requests.cpu`,
 	}, {
 		name:   "limited resource covered",
-		config: "apiVersion: apiserver.config.k8s.io/v1\nkind: Configuration\nlimitedResources:\n- resource: pods\n  matchContains: [requests.cpu]\n",
+		config: "apiVersion: apiserver.config.k8s.io/v1\nkind: ResourceQuotaConfiguration\nlimitedResources:\n- resource: pods\n  matchContains: [requests.cpu]\n",
 		quotas: []*corev1.ResourceQuota{newQuota("q", list("requests.cpu", "2"), list("requests.cpu", "0"))},
 		a:      attrs(admission.Create, "pods", "", podOf("p", list("cpu", "1"), nil), nil),
 		used:   map[string]map[string]string{"q": {"requests.cpu": "1"}},
