@@ -110,14 +110,22 @@ func newServe() *cobra.Command {
 	f.DurationVar(&cfg.AuthenticationTokenWebhookCacheTTL, "authentication-token-webhook-cache-ttl", cfg.AuthenticationTokenWebhookCacheTTL, "The duration to cache responses from the webhook token authenticator.")
 	f.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	f.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", cfg.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
-	f.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", cfg.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Defaults to Node,RBAC if --authorization-config is not used. Comma-delimited list of: AlwaysAllow,AlwaysDeny,Node,RBAC,Webhook.")
-	f.StringVar(&cfg.AuthorizationConfigFile, "authorization-config", "", "File with Authorization Configuration to configure the authorizer chain. Requires feature gate StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.")
+	f.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", cfg.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Defaults to Node,RBAC if --authorization-config is not used. Comma-delimited list of: AlwaysAllow,AlwaysDeny,ABAC,Webhook,RBAC,Node.")
+	f.StringVar(&cfg.AuthorizationConfigFile, "authorization-config", "", "File with Authorization Configuration to configure the authorizer chain. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.")
 	f.StringVar(&cfg.AuthorizationPolicyFile, "authorization-policy-file", "", "File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.")
 	f.StringVar(&cfg.AuthorizationWebhookConfigFile, "authorization-webhook-config-file", "", "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook.")
 	f.StringVar(&cfg.AuthorizationWebhookVersion, "authorization-webhook-version", cfg.AuthorizationWebhookVersion, "The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.")
 	f.DurationVar(&cfg.AuthorizationWebhookCacheAuthorizedTTL, "authorization-webhook-cache-authorized-ttl", cfg.AuthorizationWebhookCacheAuthorizedTTL, "The duration to cache 'authorized' responses from the webhook authorizer.")
 	f.DurationVar(&cfg.AuthorizationWebhookCacheUnauthorizedTTL, "authorization-webhook-cache-unauthorized-ttl", cfg.AuthorizationWebhookCacheUnauthorizedTTL, "The duration to cache 'unauthorized' responses from the webhook authorizer.")
-	f.Var(newGatesValue(&cfg.FeatureGates), "feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:\nManifestBasedAdmissionControlConfig=true|false (BETA - default=true)\nServiceAccountNodeAudienceRestriction=true|false (BETA - default=true)")
+	f.Var(newGatesValue(&cfg.FeatureGates), "feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features, with or without kube-apiserver's \"kube:\" prefix. Options are:\n"+
+		"kube:DRANodeAllocatableResources=true|false (ALPHA - default=false)\n"+
+		"kube:GenericWorkload=true|false (BETA - default=false)\n"+
+		"kube:ManifestBasedAdmissionControlConfig=true|false (BETA - default=true)\n"+
+		"kube:PodLevelResources=true|false (BETA - default=true)\n"+
+		"kube:PodLevelResourcesFixKubeletQOSClass=true|false (BETA - default=true)\n"+
+		"kube:PodTopologyLabelsAdmission=true|false (BETA - default=true)\n"+
+		"kube:RemoteRequestHeaderUID=true|false (BETA - default=true)\n"+
+		"kube:ServiceAccountNodeAudienceRestriction=true|false (BETA - default=true)")
 	f.StringVar(&cfg.EncryptionProviderConfig, "encryption-provider-config", "", "The file containing configuration for encryption providers to be used for storing secrets in etcd")
 	f.BoolVar(&cfg.EncryptionProviderConfigAutomaticReload, "encryption-provider-config-automatic-reload", false, "Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change. Setting this to true disables the ability to uniquely identify distinct KMS plugins via the API server healthz endpoints.")
 	f.StringVar(&cfg.TracingConfigFile, "tracing-config-file", "", "File with apiserver tracing configuration.")
@@ -163,7 +171,8 @@ func (g *gatesValue) Set(s string) error {
 		if err != nil {
 			return fmt.Errorf("invalid value of %s=%s, err: %w", k, v, err)
 		}
-		(*g.m)[strings.TrimSpace(k)] = b
+		// kube-apiserver 1.37 names its gates "kube:<name>" and accepts both.
+		(*g.m)[strings.TrimPrefix(strings.TrimSpace(k), "kube:")] = b
 	}
 	return nil
 }

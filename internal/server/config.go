@@ -208,10 +208,9 @@ func (c *Config) controller(name string) bool {
 
 // knownGates are the feature gates portcullis has, with their defaults.
 var knownGates = map[string]bool{
-	"ManifestBasedAdmissionControlConfig":   false,
+	"ManifestBasedAdmissionControlConfig":   true,
 	"ServiceAccountNodeAudienceRestriction": true,
 	"RemoteRequestHeaderUID":                true,
-	"ClusterTrustBundle":                    true,
 	"GenericWorkload":                       false,
 	"DRANodeAllocatableResources":           false,
 	"PodLevelResources":                     true,

@@ -173,6 +173,20 @@ func kubectlText(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+// ageColumns collapses the padding after the AGE column of kubectl's
+// tables. Its width is that of the longest age, which depends on when
+// each server created its objects (a system object made at start is
+// seconds older on a slow run), not on what the server answers. Applied
+// to goldens and answers alike when they are compared.
+func ageColumns(s string) string {
+	if !strings.Contains(s, "<age>") {
+		return s
+	}
+	return agePaddingRE.ReplaceAllString(s, "${1}  ")
+}
+
+var agePaddingRE = regexp.MustCompile(`(<age>|\bAGE) {2,}`)
+
 // sortManagedFields orders managedFields entries without their times: the
 // servers sort entries by operation, then by the second of their time,
 // then by manager, so two managers writing within a run land in an order

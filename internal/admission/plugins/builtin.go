@@ -155,7 +155,8 @@ func (d Deps) builtins() map[string]func([]byte) (any, error) {
 		certapproval.Name: noConfig(func() (*certapproval.Plugin, error) { return certapproval.New(d.Authorizer) }),
 		certsigning.Name:  noConfig(func() (*certsigning.Plugin, error) { return certsigning.New(d.Authorizer) }),
 		ctbattest.Name: noConfig(func() (*ctbattest.Plugin, error) {
-			return ctbattest.New(d.Authorizer, d.gate("ClusterTrustBundle", true))
+			// ClusterTrustBundle is GA and no longer a gate in 1.37.
+			return ctbattest.New(d.Authorizer, true)
 		}),
 		certsubjectrestriction.Name: noConfig(func() (*certsubjectrestriction.Plugin, error) {
 			return ready(certsubjectrestriction.New())
