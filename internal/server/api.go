@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -184,6 +185,9 @@ func newAPI(d apiDeps) (*api, error) {
 		Rules:      func() authorizer.RuleResolver { return reviews.SuperuserRules{Next: authorization.Rules} },
 	}
 	validateCreate, validateUpdate := plugins.ValidateWithExpressions(validation.Create, validation.Update, cfg.gate(plugins.GateManifests, true))
+	if !cfg.AllowPrivileged {
+		validateCreate, validateUpdate = disallowPrivileged(validateCreate, validateUpdate)
+	}
 	restHandler, err := rest.New(rest.Config{
 		Objects:    objs,
 		Admission:  admissionSet.Chain,
@@ -479,4 +483,14 @@ func publishOpenAPI(docs *openapi.Documents) crd.Publisher {
 		}
 		return docs.SetCustom(crs)
 	}
+}
+
+// disallowPrivileged adds kube-apiserver's refusal of privileged
+// containers without --allow-privileged to object validation.
+func disallowPrivileged(create func(runtime.Object) field.ErrorList, update func(obj, old runtime.Object) field.ErrorList) (func(runtime.Object) field.ErrorList, func(obj, old runtime.Object) field.ErrorList) {
+	return func(obj runtime.Object) field.ErrorList {
+			return append(create(obj), validation.DisallowPrivileged(obj)...)
+		}, func(obj, old runtime.Object) field.ErrorList {
+			return append(update(obj, old), validation.DisallowPrivileged(obj)...)
+		}
 }

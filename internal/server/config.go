@@ -61,6 +61,9 @@ type Config struct {
 	// are the tolerations the DefaultTolerationSeconds plugin adds.
 	DefaultNotReadyTolerationSeconds    int64
 	DefaultUnreachableTolerationSeconds int64
+	// AllowPrivileged is --allow-privileged: without it privileged
+	// containers are refused, as kube-apiserver's default.
+	AllowPrivileged bool
 	// Controllers are kube-controller-manager's --controllers for the
 	// controllers portcullis runs in process: "*" for the default ones,
 	// "name" to enable one, "-name" to disable one.

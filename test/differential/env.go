@@ -286,6 +286,8 @@ func (e *env) commonFlags(t *testing.T) []string {
 		"--service-account-key-file=" + e.saPub,
 		"--service-account-signing-key-file=" + e.saKey,
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		// Scenarios write privileged pods for the policies that judge them.
+		"--allow-privileged=true",
 		"--token-auth-file=" + filepath.Join(e.dir, "tokens.csv"),
 		"--audit-log-path=" + e.auditLog,
 		"--audit-policy-file=" + filepath.Join(e.dir, "audit-policy.yaml"),

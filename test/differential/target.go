@@ -146,7 +146,6 @@ func startReference(t *testing.T, e *env) (*target, error) {
 		"--cert-dir=" + filepath.Join(e.dir, "kas-certs"),
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--endpoint-reconciler-type=none",
-		"--allow-privileged=true",
 	}, flags...)
 	tg, err := startProcess(t, e, filepath.Join(e.dir, "kube-apiserver.log"), port, filepath.Join(bin, "kube-apiserver"), args...)
 	if err == nil && len(e.suite.ReferenceControllers) > 0 {

@@ -244,3 +244,7 @@ func sameSet(a, b []string) bool {
 // ConfigMap write makes): the publisher's kube-root-ca.crt would be one
 // more, in every namespace, as in any cluster.
 const withoutRootCA = "--controllers=*,-root-ca-certificate-publisher-controller"
+
+// allowPrivileged lets privileged pods through validation, as nearly every
+// cluster runs kube-apiserver, for tests of the policies that judge them.
+const allowPrivileged = "--allow-privileged=true"

@@ -48,7 +48,7 @@ func TestStaticManifests(t *testing.T) {
 	}
 	copyDir(t, "testdata/static", manifests)
 	cfg := staticAdmissionConfig(t, dir, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyConfiguration", manifests)
-	s := harness.Start(t, "--admission-control-config-file", cfg, "--feature-gates", "ManifestBasedAdmissionControlConfig=true")
+	s := harness.Start(t, allowPrivileged, "--admission-control-config-file", cfg, "--feature-gates", "ManifestBasedAdmissionControlConfig=true")
 
 	// The spec's deny-privileged policy is in force from the first request,
 	// and invisible through the API.

@@ -18,7 +18,7 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 	if err := os.WriteFile(policyFile, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := harness.Start(t, "--audit-policy-file", policyFile, "--audit-log-path", auditLog)
+	s := harness.Start(t, allowPrivileged, "--audit-policy-file", policyFile, "--audit-log-path", auditLog)
 	s.MustKubectl(t, "apply", "-f", "testdata/policies.yaml")
 
 	// Deny, with kube-apiserver's message.

@@ -1,12 +1,12 @@
 package plugins
 
 import (
+	"bytes"
 	"fmt"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/admission/manifest"
+	"github.com/portcullis/portcullis/internal/configfile"
 )
 
 // GateManifests is the feature gate of manifest-based admission control.
@@ -25,14 +25,13 @@ type pluginConfig struct {
 // parsePluginConfig strictly decodes a plugin's configuration of kind.
 func parsePluginConfig(data []byte, kind string, gate bool) (pluginConfig, error) {
 	var c pluginConfig
-	if len(data) == 0 {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return c, nil
 	}
-	if err := yaml.UnmarshalStrict(data, &c); err != nil {
+	// kube-apiserver registers these kinds in apiserver.config.k8s.io/v1 only.
+	t := configfile.Type{Kind: kind, Versions: []string{"apiserver.config.k8s.io/v1"}}
+	if err := t.Decode(data, &c); err != nil {
 		return c, fmt.Errorf("%w: %w", admission.ErrConfig, err)
-	}
-	if c.Kind != kind {
-		return c, fmt.Errorf("%w: kind: Invalid value: %q: must be %s", admission.ErrConfig, c.Kind, kind)
 	}
 	if c.KubeConfigFile != "" && kind != "WebhookAdmissionConfiguration" {
 		return c, fmt.Errorf("%w: kubeConfigFile: Forbidden: only for webhooks", admission.ErrConfig)
