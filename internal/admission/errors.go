@@ -24,7 +24,7 @@ func ObjectName(a *Attributes) string {
 	if a.Name != "" {
 		return a.Name
 	}
-	if a.Object == nil || reflect.ValueOf(a.Object).IsNil() {
+	if v := reflect.ValueOf(a.Object); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
 		return "Unknown"
 	}
 	m, err := meta.Accessor(a.Object)

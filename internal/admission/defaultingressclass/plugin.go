@@ -3,8 +3,6 @@ package defaultingressclass
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	networkingv1beta1 "k8s.io/api/networking/v1beta1"
@@ -59,22 +57,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 // Default is the default class among classes: the newest of those marked
 // default, by name on a tie, or nil when none is marked.
 func Default(classes []*networkingv1.IngressClass) *networkingv1.IngressClass {
-	var defaults []*networkingv1.IngressClass
-	for _, c := range classes {
-		if c.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true" {
-			defaults = append(defaults, c)
-		}
-	}
-	if len(defaults) == 0 {
-		return nil
-	}
-	return slices.MinFunc(defaults, func(x, y *networkingv1.IngressClass) int {
-		if tx, ty := x.CreationTimestamp.UnixNano(), y.CreationTimestamp.UnixNano(); tx != ty {
-			if tx > ty {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(x.Name, y.Name)
+	return admission.NewestDefault(classes, func(c *networkingv1.IngressClass) bool {
+		return c.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true"
 	})
 }

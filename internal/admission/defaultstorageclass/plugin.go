@@ -2,8 +2,6 @@ package defaultstorageclass
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -63,22 +61,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
 // default, by name on a tie (so that two defaults created in the same
 // second still give one answer), or nil when none is marked.
 func Default(classes []*storagev1.StorageClass) *storagev1.StorageClass {
-	var defaults []*storagev1.StorageClass
-	for _, c := range classes {
-		if c.Annotations[IsDefaultAnnotation] == "true" || c.Annotations[BetaIsDefaultAnnotation] == "true" {
-			defaults = append(defaults, c)
-		}
-	}
-	if len(defaults) == 0 {
-		return nil
-	}
-	return slices.MinFunc(defaults, func(x, y *storagev1.StorageClass) int {
-		if tx, ty := x.CreationTimestamp.UnixNano(), y.CreationTimestamp.UnixNano(); tx != ty {
-			if tx > ty {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(x.Name, y.Name)
+	return admission.NewestDefault(classes, func(c *storagev1.StorageClass) bool {
+		return c.Annotations[IsDefaultAnnotation] == "true" || c.Annotations[BetaIsDefaultAnnotation] == "true"
 	})
 }

@@ -11,7 +11,6 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -144,36 +143,8 @@ func nodeIdentity(u user.Info) (name string, isNode bool) {
 	return "", false
 }
 
-// forbidden is kube-apiserver's admission.NewForbidden: a Forbidden error
-// naming the resource and object, unless err already is one.
-func forbidden(a *admission.Attributes, err error) error {
-	if apierrors.IsForbidden(err) {
-		return err
-	}
-	return apierrors.NewForbidden(a.Resource.GroupResource(), objectName(a), err)
-}
-
-// objectName is the name kube-apiserver's forbidden errors show: the
-// request's, else the new object's name or generateName, else "Unknown".
-func objectName(a *admission.Attributes) string {
-	if a.Name != "" {
-		return a.Name
-	}
-	if isNil(a.Object) {
-		return "Unknown"
-	}
-	m, err := meta.Accessor(a.Object)
-	switch {
-	case err != nil:
-		// An object without metadata; a slash never appears in a name.
-		return "Unknown/errorGettingName"
-	case m.GetName() != "":
-		return m.GetName()
-	case m.GetGenerateName() != "":
-		return m.GetGenerateName()
-	}
-	return "Unknown"
-}
+// forbidden is kube-apiserver's admission.NewForbidden.
+func forbidden(a *admission.Attributes, err error) error { return admission.NewForbidden(a, err) }
 
 // as returns o as a *T when it is a non-nil one.
 func as[T any](o runtime.Object) (*T, bool) {

@@ -7,8 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 
@@ -59,33 +57,7 @@ func TestWhatIsRestricted(t *testing.T) {
 	}
 }
 
-// objectWithoutMeta is a runtime.Object without ObjectMeta.
-type objectWithoutMeta struct{}
-
-func (objectWithoutMeta) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
-func (o objectWithoutMeta) DeepCopyObject() runtime.Object { return o }
-
-func TestForbiddenNames(t *testing.T) {
-	cases := []struct {
-		name string
-		a    *admission.Attributes
-		want string
-	}{
-		{"request name", &admission.Attributes{Name: "r", Object: &corev1.Pod{}}, "r"},
-		{"object name", &admission.Attributes{Object: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "o", GenerateName: "g-"}}}, "o"},
-		{"generated name", &admission.Attributes{Object: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: "g-"}}}, "g-"},
-		{"object without a name", &admission.Attributes{Object: &corev1.Pod{}}, "Unknown"},
-		{"no object", &admission.Attributes{}, "Unknown"},
-		{"nil object", &admission.Attributes{Object: (*corev1.Pod)(nil)}, "Unknown"},
-		{"object without metadata", &admission.Attributes{Object: objectWithoutMeta{}}, "Unknown/errorGettingName"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := objectName(tc.a); got != tc.want {
-				t.Errorf("objectName() = %q, want %q", got, tc.want)
-			}
-		})
-	}
+func TestForbidden(t *testing.T) {
 	t.Run("forbidden errors are not wrapped twice", func(t *testing.T) {
 		inner := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "s", errBoom)
 		if got := forbidden(&admission.Attributes{Name: "p"}, inner); got != error(inner) {

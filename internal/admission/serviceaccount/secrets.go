@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/portcullis/portcullis/internal/admission/podrefs"
 )
 
 // enforceMountable says whether the account limits its pods to the
@@ -128,46 +130,9 @@ func referencesSecrets(pd *corev1.Pod) bool {
 		}
 	}
 	for _, v := range pd.Spec.Volumes {
-		if volumeSecret(&v.VolumeSource) {
+		if podrefs.VolumeSecret(&v.VolumeSource) != "" {
 			return true
 		}
-	}
-	return false
-}
-
-// volumeSecret says whether a volume source names a secret. Like
-// kube-apiserver's visitor it looks only at the first source type set
-// (a valid volume has one).
-func volumeSecret(s *corev1.VolumeSource) bool {
-	ref := func(r *corev1.LocalObjectReference) bool { return r != nil && r.Name != "" }
-	switch {
-	case s.AzureFile != nil:
-		return s.AzureFile.SecretName != ""
-	case s.CephFS != nil:
-		return ref(s.CephFS.SecretRef)
-	case s.Cinder != nil:
-		return ref(s.Cinder.SecretRef)
-	case s.FlexVolume != nil:
-		return ref(s.FlexVolume.SecretRef)
-	case s.Projected != nil:
-		for _, p := range s.Projected.Sources {
-			if p.Secret != nil && p.Secret.Name != "" {
-				return true
-			}
-		}
-		return false
-	case s.RBD != nil:
-		return ref(s.RBD.SecretRef)
-	case s.Secret != nil:
-		return s.Secret.SecretName != ""
-	case s.ScaleIO != nil:
-		return ref(s.ScaleIO.SecretRef)
-	case s.ISCSI != nil:
-		return ref(s.ISCSI.SecretRef)
-	case s.StorageOS != nil:
-		return ref(s.StorageOS.SecretRef)
-	case s.CSI != nil:
-		return ref(s.CSI.NodePublishSecretRef)
 	}
 	return false
 }

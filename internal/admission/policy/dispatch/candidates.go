@@ -6,7 +6,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/portcullis/portcullis/internal/admission"
@@ -94,18 +93,5 @@ func Exempt(gr schema.GroupResource, static bool) bool {
 // Forbidden is kube-apiserver's admission error: 403 on the resource and
 // the object's name (its generateName before one is generated).
 func Forbidden(a *admission.Attributes, err error) *apierrors.StatusError {
-	name := a.Name
-	if name == "" {
-		name = "Unknown"
-		if !matching.IsNil(a.Object) {
-			if m, merr := meta.Accessor(a.Object); merr != nil {
-				name = "Unknown/errorGettingName"
-			} else if m.GetName() != "" {
-				name = m.GetName()
-			} else if m.GetGenerateName() != "" {
-				name = m.GetGenerateName()
-			}
-		}
-	}
-	return apierrors.NewForbidden(a.Resource.GroupResource(), name, err)
+	return apierrors.NewForbidden(a.Resource.GroupResource(), admission.ObjectName(a), err)
 }
