@@ -3,6 +3,7 @@ package etcd
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -74,6 +75,7 @@ func startEtcd(dir string, tlsInfo *transport.TLSInfo) (*embed.Etcd, string, err
 	cfg := embed.NewConfig()
 	cfg.Dir = dir
 	cfg.LogLevel = "error"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.Logger = "zap"
 	scheme := "http"
 	if tlsInfo != nil {
@@ -141,3 +143,7 @@ func newTestStore(t testing.TB, ns string, opts Options) *Store {
 }
 
 func quietZap() *zap.Logger { return zap.NewNop() }
+
+func quietSlog() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
