@@ -32,8 +32,10 @@ type Store struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	closed atomic.Bool
-	wg     sync.WaitGroup
-	once   sync.Once
+	// mu orders starting a goroutine against Close's wait for them.
+	mu   sync.Mutex
+	wg   sync.WaitGroup
+	once sync.Once
 
 	// compacted is the highest compaction revision this store has learned of.
 	compacted atomic.Int64
@@ -53,7 +55,7 @@ func newStore(kv clientv3.KV, w clientv3.Watcher, opts Options) *Store {
 	s := &Store{kv: kv, watcher: w, opts: opts.withDefaults()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if s.opts.CompactInterval > 0 {
-		s.wg.Go(func() { s.runCompactor(s.ctx, s.opts.CompactInterval) })
+		s.spawn(func() { s.runCompactor(s.ctx, s.opts.CompactInterval) })
 	}
 	return s
 }
@@ -63,7 +65,9 @@ func newStore(kv clientv3.KV, w clientv3.Watcher, opts Options) *Store {
 func (s *Store) Close() error {
 	var err error
 	s.once.Do(func() {
+		s.mu.Lock()
 		s.closed.Store(true)
+		s.mu.Unlock()
 		s.cancel()
 		s.wg.Wait()
 		if s.owned != nil {
@@ -73,6 +77,18 @@ func (s *Store) Close() error {
 		}
 	})
 	return err
+}
+
+// spawn runs f in a goroutine that Close waits for, unless the store is
+// closed.
+func (s *Store) spawn(f func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return false
+	}
+	s.wg.Go(f)
+	return true
 }
 
 // fail wraps an etcd error with what was being done, mapping etcd's

@@ -46,12 +46,17 @@ func (s *Store) Watch(ctx context.Context, prefix string, revision int64) (<-cha
 	wch := s.watcher.Watch(wctx, prefix, clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithRev(revision+1))
 	out := make(chan storage.Event, s.opts.WatchBuffer)
 	w := &watch{s: s, ctx: ctx, out: out, what: what}
-	s.wg.Go(func() {
+	started := s.spawn(func() {
 		defer close(out)
 		defer stopOnClose()
 		defer cancel()
 		w.run(wch)
 	})
+	if !started {
+		stopOnClose()
+		cancel()
+		return nil, fmt.Errorf("etcd store: %s: %w", what, storage.ErrClosed)
+	}
 	return out, nil
 }
 
