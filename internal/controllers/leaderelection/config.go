@@ -51,7 +51,8 @@ type Config struct {
 	Clock clock.Clock
 	// Log receives acquisitions, losses and failures; nil discards.
 	Log *slog.Logger
-	// Metrics, when set, receives leader_election_master_status{name}.
+	// Metrics, when set, receives leader_election_master_status{name}
+	// (shared by the electors of one registry, so one elector per Name).
 	Metrics prometheus.Registerer
 }
 

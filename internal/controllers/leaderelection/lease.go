@@ -9,6 +9,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 )
@@ -81,7 +82,7 @@ func (e *Elector) spec(now, acquired time.Time, transitions int32) coordinationv
 // observe notes the lease as seen at now when its spec changed since the
 // last look: the countdown to expiry starts at the last change this
 // replica saw, by its own clock.
-func (e *Elector) observe(obj any, now time.Time) {
+func (e *Elector) observe(obj runtime.Object, now time.Time) {
 	lease, ok := obj.(*coordinationv1.Lease)
 	if !ok {
 		return
