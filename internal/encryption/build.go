@@ -38,7 +38,11 @@ func (s *Store) build(cfg *config.Config, running map[string]*kmsEntry) (st *sta
 	}
 	// A resource named in several entries reads with the providers of all
 	// of them, in order; the first entry's first provider writes.
-	st = &state{byPrefix: map[string]*target{}, hash: cfg.Hash, cfg: cfg, entries: entries, metrics: s.metrics,
+	root := s.opts.Root
+	if root == "" {
+		root = "/registry/"
+	}
+	st = &state{root: root, byPrefix: map[string]*target{}, hash: cfg.Hash, cfg: cfg, entries: entries, metrics: s.metrics,
 		chains: map[string]*value.Chain{}, custom: map[string]*target{}}
 	for _, r := range s.opts.Resources {
 		idx := cfg.MatchAll(configResource(r.GroupResource))

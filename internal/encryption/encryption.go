@@ -45,6 +45,11 @@ type Options struct {
 	// Resources are the served resources; the configuration decides which
 	// of them are encrypted.
 	Resources []Resource
+	// Root is the prefix of every object's key, ending in "/" (the
+	// registry's root; "" is "/registry/"). Keys below it are
+	// <resource path>/... for built-in resources and <group>/<resource>/...
+	// for custom ones.
+	Root string
 	// Registerer takes the metrics; nil leaves them unregistered.
 	Registerer prometheus.Registerer
 	// APIServerID is hashed into the apiserver_id_hash labels.

@@ -17,6 +17,7 @@ import (
 // go with their CRDs, are matched against the configuration the first
 // time a key of theirs is seen, and remembered.
 type state struct {
+	root     string
 	byPrefix map[string]*target
 	// kms are the KMS plugins this configuration uses, for health checks.
 	kms  []*kmsEntry
@@ -40,21 +41,21 @@ type target struct {
 	err      error
 }
 
-const registryRoot = "/registry/"
-
 // target returns the chain of key's resource, nil when the resource is
-// stored in clear text. Keys are /registry/<resource>/... for the core
-// group and /registry/<group>/<resource>/... otherwise; no group is named
-// like a core resource, so trying one segment, then two, is unambiguous.
+// stored in clear text. Keys are <root><resource>/... for most built-in
+// resources, <root><group>/<resource>/... for custom ones and a few
+// built-in ones (services/specs/...); no group is named like a built-in
+// resource, so trying one segment, then two, is unambiguous.
 func (st *state) target(key string) *target {
-	if (len(st.byPrefix) == 0 && st.cfg == nil) || !strings.HasPrefix(key, registryRoot) {
+	root := st.root
+	if (len(st.byPrefix) == 0 && st.cfg == nil) || !strings.HasPrefix(key, root) {
 		return nil
 	}
-	i := strings.IndexByte(key[len(registryRoot):], '/')
+	i := strings.IndexByte(key[len(root):], '/')
 	if i < 0 {
 		return nil
 	}
-	n := len(registryRoot) + i + 1
+	n := len(root) + i + 1
 	if t := st.byPrefix[key[:n]]; t != nil {
 		return t
 	}
@@ -66,7 +67,7 @@ func (st *state) target(key string) *target {
 	if t := st.byPrefix[prefix]; t != nil {
 		return t
 	}
-	group := key[len(registryRoot) : n-1]
+	group := key[len(root) : n-1]
 	if st.cfg == nil || !strings.Contains(group, ".") {
 		// Built-in resources are all in byPrefix; only custom resources
 		// (whose groups have a dot) are looked up late.

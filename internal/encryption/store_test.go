@@ -206,7 +206,7 @@ func TestStoreStaleAndReload(t *testing.T) {
 
 func TestTarget(t *testing.T) {
 	a, b := &target{resource: "secrets"}, &target{resource: "deployments.apps"}
-	st := &state{byPrefix: map[string]*target{"/registry/secrets/": a, "/registry/apps/deployments/": b}}
+	st := &state{root: "/registry/", byPrefix: map[string]*target{"/registry/secrets/": a, "/registry/apps/deployments/": b}}
 	tests := []struct {
 		key  string
 		want *target

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,7 +26,7 @@ func decodeCustom(ctx context.Context, res *registry.Resource, kv storage.KeyVal
 	if obj.GroupVersionKind() != res.GVK() {
 		if err := res.Custom.Convert(ctx, obj, res.GVR.Version); err != nil {
 			// The key as kube-apiserver's storage names it for a get.
-			return nil, &undecodable{key: strings.TrimPrefix(kv.Key, "/registry"), rev: kv.ModRevision, err: err}
+			return nil, &undecodable{key: res.BelowRoot(kv.Key), rev: kv.ModRevision, err: err}
 		}
 	}
 	return finishCustom(res, kv, obj)

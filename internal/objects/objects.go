@@ -78,12 +78,11 @@ func (o *Objects) DecodeContext(ctx context.Context, res *registry.Resource, kv 
 	if res.StoredAs != nil {
 		stored = res.StoredAs.Resource
 	}
-	obj := stored.New()
-	if _, _, err := o.proto.Decode(kv.Value, nil, obj); err != nil {
+	obj, err := o.decodeStored(stored, kv.Value)
+	if err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", kv.Key, err)
 	}
 	if res.StoredAs != nil {
-		var err error
 		if obj, err = res.StoredAs.FromStored(obj); err != nil {
 			return nil, fmt.Errorf("decoding %s: %w", kv.Key, err)
 		}

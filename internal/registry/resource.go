@@ -65,6 +65,10 @@ type Resource struct {
 	// name before anything else is checked (kube-apiserver's system
 	// priority classes).
 	DeleteForbidden func(name string) error
+
+	// root and prefix are the registry's root and KeyPrefix, set once by
+	// the registry that serves r.
+	root, prefix string
 }
 
 // Connector is a subresource of a stored object served by a function.
@@ -110,17 +114,17 @@ func (r *Resource) AllVerbs() []string {
 	return DefaultVerbs
 }
 
-// KeyPrefix returns the storage prefix of the resource's objects, ending in
-// "/": /registry/<group>/<resource>/ (core resources have no group segment,
-// as in kube-apiserver's etcd layout).
+// KeyPrefix returns the storage prefix of the resource's objects, ending
+// in "/": the registry's root, then the resource's path in kube-apiserver's
+// etcd layout (see storagePath).
 func (r *Resource) KeyPrefix() string {
 	if r.StoredAs != nil {
 		return r.StoredAs.Resource.KeyPrefix()
 	}
-	if r.GVR.Group == "" {
-		return "/registry/" + r.GVR.Resource + "/"
+	if r.prefix != "" {
+		return r.prefix
 	}
-	return "/registry/" + r.GVR.Group + "/" + r.GVR.Resource + "/"
+	return DefaultRoot + storagePath(r) + "/"
 }
 
 // NamespacePrefix returns the storage prefix of the objects in namespace ns
@@ -140,11 +144,22 @@ func (r *Resource) Key(ns, name string) string {
 	return r.KeyPrefix() + name
 }
 
+// BelowRoot returns a stored key without the registry's root, as
+// kube-apiserver's storage errors name keys ("/pods/default/web").
+func (r *Resource) BelowRoot(key string) string {
+	root := r.root
+	if root == "" {
+		root = DefaultRoot
+	}
+	return strings.TrimPrefix(key, strings.TrimSuffix(root, "/"))
+}
+
 // Registry indexes the served resources: the built-in ones, fixed at
 // construction, and the custom ones, which SetCustom replaces as
 // CustomResourceDefinitions come and go. Reads see one consistent set
 // of custom resources and never block.
 type Registry struct {
+	root    string
 	builtin *index
 	custom  atomic.Pointer[index]
 }
@@ -156,7 +171,7 @@ type index struct {
 	byKind map[schema.GroupVersionKind]*Resource
 }
 
-func newIndex(resources []*Resource) (*index, error) {
+func newIndex(root string, resources []*Resource) (*index, error) {
 	ix := &index{
 		byGVR:  make(map[schema.GroupVersionResource]*Resource, len(resources)),
 		byKind: make(map[schema.GroupVersionKind]*Resource, len(resources)),
@@ -168,6 +183,7 @@ func newIndex(resources []*Resource) (*index, error) {
 		if r.Singular == "" {
 			r.Singular = strings.ToLower(r.Kind)
 		}
+		r.root, r.prefix = root, root+storagePath(r)+"/"
 		ix.all = append(ix.all, r)
 		ix.byGVR[r.GVR] = r
 		ix.byKind[r.GVK()] = r
@@ -175,17 +191,25 @@ func newIndex(resources []*Resource) (*index, error) {
 	return ix, nil
 }
 
-// New indexes the built-in resources; duplicate resources are a
-// programming error reported as such.
-func New(resources []*Resource) (*Registry, error) {
-	ix, err := newIndex(resources)
+// New indexes the built-in resources, whose objects are stored under
+// root (kube-apiserver's --etcd-prefix; "" is DefaultRoot). Duplicate
+// resources are a programming error reported as such.
+func New(root string, resources []*Resource) (*Registry, error) {
+	root, err := cleanRoot(root)
 	if err != nil {
 		return nil, err
 	}
-	reg := &Registry{builtin: ix}
+	ix, err := newIndex(root, resources)
+	if err != nil {
+		return nil, err
+	}
+	reg := &Registry{root: root, builtin: ix}
 	reg.custom.Store(&index{})
 	return reg, nil
 }
+
+// Root returns the prefix of every stored object's key, ending in "/".
+func (reg *Registry) Root() string { return reg.root }
 
 // SetCustom replaces the custom resources. A custom resource may not
 // take the place of a built-in one: such resources are left out and
@@ -200,7 +224,7 @@ func (reg *Registry) SetCustom(resources []*Resource) error {
 		}
 		keep = append(keep, r)
 	}
-	ix, err := newIndex(keep)
+	ix, err := newIndex(reg.root, keep)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -189,7 +188,7 @@ func (h *Handler) bindLegacy(w http.ResponseWriter, r *http.Request, t target, o
 // precondition (UID or ResourceVersion) the stored object does not meet;
 // the key is named relative to the storage prefix, as etcd3's store names it.
 func preconditionConflict(res *registry.Resource, ns, name, what, want, have string) error {
-	key := strings.TrimPrefix(res.Key(ns, name), "/registry")
+	key := res.BelowRoot(res.Key(ns, name))
 	return apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf(
 		"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: %s in precondition: %s, %s in object meta: %s",
 		key, what, want, what, have))

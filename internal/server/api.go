@@ -59,7 +59,7 @@ import (
 )
 
 type apiDeps struct {
-	store storage.Store
+	store *backend
 	// certs authenticates client certificates (a front proxy's first).
 	certs  certificates
 	log    *slog.Logger
@@ -109,7 +109,7 @@ func newAPI(d apiDeps) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := registry.New(registry.Builtin())
+	reg, err := registry.New(cfg.Etcd.Prefix, registry.Builtin())
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func newAPI(d apiDeps) (*api, error) {
 	prom := metricsRegistry.Prometheus()
 	id := serverID()
 
-	store := d.store
+	var store storage.Store = d.store
 	encrypted, err := newEncryption(cfg, reg, store, prom, d.log)
 	if err != nil {
 		return nil, err
@@ -129,6 +129,17 @@ func newAPI(d apiDeps) (*api, error) {
 		a.background = append(a.background, encrypted.Run)
 	}
 	objs := objects.New(reg, scheme, store)
+	if d.store.embedded {
+		// Before anything reads: objects an earlier version kept outside
+		// kube-apiserver's layout move to their keys in it.
+		moved, err := objs.MoveLegacyKeys(context.Background())
+		if err != nil {
+			return nil, fmt.Errorf("moving objects to kube-apiserver's key layout: %w", err)
+		}
+		if moved > 0 {
+			d.log.Info("moved objects to kube-apiserver's key layout", "objects", moved)
+		}
+	}
 
 	authorization, err := authzconfig.NewStage(authzconfig.Flags{
 		ConfigFile: cfg.AuthorizationConfigFile, LegacySet: cfg.AuthorizationFlagsSet, Modes: cfg.AuthorizationModes,
@@ -321,7 +332,7 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 	a.background = append(a.background, cleanup.Run, crdStatus.Run)
-	checks := healthChecks{store: store, authn: authentication.Health, authz: authorization.Ready, ready: &a.ready}
+	checks := healthChecks{store: d.store.check, storeReady: d.store.ready, authn: authentication.Health, authz: authorization.Ready, ready: &a.ready}
 	if encrypted != nil && encrypted.HasKMS() {
 		checks.kms = encrypted.Check
 	}

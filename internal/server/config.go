@@ -12,6 +12,19 @@ import (
 	"github.com/portcullis/portcullis/internal/authn/authnconfig"
 )
 
+// EtcdFlags are kube-apiserver's flags of its etcd storage.
+type EtcdFlags struct {
+	// Servers are --etcd-servers; none means the embedded store.
+	Servers []string
+	// Prefix is --etcd-prefix, the root of every key (on the embedded
+	// store too).
+	Prefix                    string
+	CAFile, CertFile, KeyFile string
+	Backend                   string
+	HealthcheckTimeout        time.Duration
+	ReadycheckTimeout         time.Duration
+}
+
 // Config is the server's configuration, as the command line sets it.
 type Config struct {
 	DataDir           string
@@ -28,6 +41,9 @@ type Config struct {
 	// CompactionInterval is how often the store discards old history
 	// (kube-apiserver's --etcd-compaction-interval); 0 disables it.
 	CompactionInterval time.Duration
+	// Etcd is the etcd cluster to store objects in instead of the embedded
+	// store, with kube-apiserver's --etcd-* and --storage-backend flags.
+	Etcd EtcdFlags
 	// EnableAdmissionPlugins, DisableAdmissionPlugins and
 	// AdmissionControlConfigFile select and configure admission plugins.
 	EnableAdmissionPlugins     []string
@@ -113,6 +129,7 @@ func Default() Config {
 		BindAddress:                              "127.0.0.1",
 		SecurePort:                               6443,
 		CompactionInterval:                       5 * time.Minute,
+		Etcd:                                     EtcdFlags{Prefix: "/registry", HealthcheckTimeout: 2 * time.Second, ReadycheckTimeout: 2 * time.Second},
 		ShutdownTimeout:                          60 * time.Second,
 		Profiling:                                true,
 		AnonymousAuth:                            true,
@@ -161,6 +178,7 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("--controllers: %q is not in the list of known controllers", n))
 		}
 	}
+	errs = append(errs, c.Etcd.validate()...)
 	if c.CompactionInterval < 0 {
 		errs = append(errs, errors.New("--etcd-compaction-interval: must not be negative"))
 	}
@@ -227,4 +245,29 @@ func (c *Config) gate(name string, def bool) bool {
 		return v
 	}
 	return def
+}
+
+// validate checks the etcd flags as kube-apiserver does.
+func (e EtcdFlags) validate() []error {
+	var errs []error
+	if e.Backend != "" && e.Backend != "etcd3" {
+		errs = append(errs, fmt.Errorf("--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'"))
+	}
+	if len(e.Servers) == 0 {
+		for flag, v := range map[string]string{"--etcd-cafile": e.CAFile, "--etcd-certfile": e.CertFile, "--etcd-keyfile": e.KeyFile} {
+			if v != "" {
+				errs = append(errs, fmt.Errorf("%s: needs --etcd-servers (without it objects are kept in the embedded store)", flag))
+			}
+		}
+	}
+	if (e.CertFile == "") != (e.KeyFile == "") {
+		errs = append(errs, errors.New("--etcd-certfile and --etcd-keyfile must be given together"))
+	}
+	if e.HealthcheckTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--etcd-healthcheck-timeout should be a positive value"))
+	}
+	if e.ReadycheckTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--etcd-readycheck-timeout should be a positive value"))
+	}
+	return errs
 }

@@ -27,6 +27,7 @@ func newEncryption(cfg Config, reg *registry.Registry, store storage.Store, prom
 		ConfigFile:      cfg.EncryptionProviderConfig,
 		AutomaticReload: cfg.EncryptionProviderConfigAutomaticReload,
 		Resources:       resources,
+		Root:            reg.Root(),
 		Registerer:      prom,
 		APIServerID:     serverID(),
 		Logger:          log,

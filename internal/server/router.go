@@ -13,7 +13,6 @@ import (
 	"github.com/portcullis/portcullis/internal/healthz"
 	"github.com/portcullis/portcullis/internal/request"
 	"github.com/portcullis/portcullis/internal/rest"
-	"github.com/portcullis/portcullis/internal/storage"
 	"github.com/portcullis/portcullis/internal/version"
 )
 
@@ -58,20 +57,19 @@ func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // healthChecks are what /healthz, /livez and /readyz check, with
 // kube-apiserver's check names.
 type healthChecks struct {
-	store storage.Store
-	authn func() error // every JWT issuer has its keys
-	authz func() error // the authorizers' informers have listed
-	ready *atomic.Bool // false before start-up ends and once shutdown begins
-	kms   func(context.Context) error
+	// store is the "etcd" check, storeReady the "etcd-readiness" one
+	// (nil: there is none).
+	store, storeReady func(context.Context) error
+	authn             func() error // every JWT issuer has its keys
+	authz             func() error // the authorizers' informers have listed
+	ready             *atomic.Bool // false before start-up ends and once shutdown begins
+	kms               func(context.Context) error
 }
 
 type healthHandlers struct{ healthz, livez, readyz healthz.Handler }
 
 func (c healthChecks) handlers() healthHandlers {
-	store := healthz.Check{Name: "etcd", Fn: func(ctx context.Context) error {
-		_, _, err := c.store.Revision(ctx)
-		return err
-	}}
+	store := healthz.Check{Name: "etcd", Fn: c.store}
 	authn := healthz.Check{Name: "poststarthook/authentication-config-issuers", Fn: func(context.Context) error { return c.authn() }}
 	authz := healthz.Check{Name: "poststarthook/authorization-informers-synced", Fn: func(context.Context) error { return c.authz() }}
 	shutdown := healthz.Check{Name: "shutdown", Fn: func(context.Context) error {
@@ -83,8 +81,12 @@ func (c healthChecks) handlers() healthHandlers {
 	h := healthHandlers{
 		healthz: healthz.Handler{Endpoint: "healthz", Checks: []healthz.Check{healthz.Ping, store}},
 		livez:   healthz.Handler{Endpoint: "livez", Checks: []healthz.Check{healthz.Ping, store}},
-		readyz:  healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, store, authn, authz, shutdown}},
+		readyz:  healthz.Handler{Endpoint: "readyz", Checks: []healthz.Check{healthz.Ping, store}},
 	}
+	if c.storeReady != nil {
+		h.readyz.Checks = append(h.readyz.Checks, healthz.Check{Name: "etcd-readiness", Fn: c.storeReady})
+	}
+	h.readyz.Checks = append(h.readyz.Checks, authn, authz, shutdown)
 	if c.kms != nil {
 		// As kube-apiserver: one check for all KMS plugins, on healthz
 		// and readyz but not livez (a plugin that is down is no reason to

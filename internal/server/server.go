@@ -25,7 +25,6 @@ import (
 	"github.com/portcullis/portcullis/internal/controllers/authenticationtrust"
 	"github.com/portcullis/portcullis/internal/pki"
 	"github.com/portcullis/portcullis/internal/request"
-	"github.com/portcullis/portcullis/internal/storage/bbolt"
 )
 
 // Run serves until ctx is done, then stops accepting connections, lets
@@ -74,13 +73,9 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return fmt.Errorf("reading the CA: %w", err)
 	}
 
-	if err := os.MkdirAll(filepath.Dir(cfg.dbPath()), 0o700); err != nil {
-		return fmt.Errorf("creating store directory: %w", err)
-	}
-	storeOpts := bbolt.Options{CompactInterval: cfg.CompactionInterval, Logger: log}
-	store, err := bbolt.Open(cfg.dbPath(), storeOpts)
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
-		return fmt.Errorf("--data-dir: %w", err)
+		return err
 	}
 	defer store.Close()
 

@@ -23,7 +23,7 @@ func BenchmarkNewAPI(b *testing.B) {
 	}
 	defer store.Close()
 	for b.Loop() {
-		app, err := newAPI(apiDeps{store: store, certs: certificates{Authenticator: authn.NewX509(nil)}, log: slog.New(slog.DiscardHandler), config: cfg})
+		app, err := newAPI(apiDeps{store: &backend{Store: store, embedded: true}, certs: certificates{Authenticator: authn.NewX509(nil)}, log: slog.New(slog.DiscardHandler), config: cfg})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -121,7 +121,7 @@ func (c *Controller) deleteObjects(ctx context.Context, crd *apiextensionsv1.Cus
 	if res == nil {
 		// Never served: there is nothing the API could have stored,
 		// unless an earlier CRD of the same names left objects behind.
-		prefix := "/registry/" + crd.Spec.Group + "/" + crd.Status.AcceptedNames.Plural + "/"
+		prefix := c.objs.Registry().Root() + crd.Spec.Group + "/" + crd.Status.AcceptedNames.Plural + "/"
 		if crd.Status.AcceptedNames.Plural == "" {
 			return 0, nil
 		}

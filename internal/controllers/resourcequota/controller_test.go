@@ -202,7 +202,9 @@ func TestResourceOf(t *testing.T) {
 		wantNS string
 	}{
 		{key: "/registry/configmaps/ns/m", wantGR: "configmaps", wantNS: "ns"},
-		{key: "/registry/apps/deployments/other/d", wantGR: "deployments.apps", wantNS: "other"},
+		{key: "/registry/deployments/other/d", wantGR: "deployments.apps", wantNS: "other"},
+		{key: "/registry/services/specs/ns/s", wantGR: "services", wantNS: "ns"},
+		{key: "/registry/apps/deployments/other/d"},
 		{key: "/registry/pods/ns/p", wantGR: "pods", wantNS: "ns"},
 		// Cluster-scoped, ignored by quota, or not an object.
 		{key: "/registry/namespaces/ns"},

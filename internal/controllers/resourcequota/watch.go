@@ -9,9 +9,6 @@ import (
 	"github.com/portcullis/portcullis/internal/storage"
 )
 
-// storePrefix holds every stored object.
-const storePrefix = "/registry/"
-
 // followChanges watches everything stored, for the changes that release
 // quota: a deletion of any quotable object, and the updates of pods,
 // services and claims that quota.RequiresReplenish names. One watch of
@@ -22,7 +19,7 @@ const storePrefix = "/registry/"
 func (c *Controller) followChanges(ctx context.Context) {
 	backoff := 100 * time.Millisecond
 	for {
-		events, err := c.objs.Store().Watch(ctx, storePrefix, 0)
+		events, err := c.objs.Store().Watch(ctx, c.objs.Registry().Root(), 0)
 		if err == nil {
 			for ev := range events {
 				if ev.Type == storage.EventError {

@@ -29,7 +29,7 @@ func New(t testing.TB) *objects.Objects {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := registry.New(registry.Builtin())
+	reg, err := registry.New(registry.DefaultRoot, registry.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}
