@@ -23,7 +23,7 @@ func (c *capture) Object(_ http.ResponseWriter, _ *http.Request, _ int, obj runt
 // Groups and resources come in kube-apiserver's order: built-in groups by
 // its priorities, then custom ones by name; resources by name.
 func TestOrder(t *testing.T) {
-	reg, err := registry.New(registry.Builtin())
+	reg, err := registry.New(registry.DefaultRoot, registry.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func TestSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	reg, _ := registry.New(registry.Builtin())
+	reg, _ := registry.New(registry.DefaultRoot, registry.Builtin())
 	res, _ := reg.Lookup(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"})
 	ctx, cancel := context.WithCancel(context.Background())
 	put := func(ns, name string) {
