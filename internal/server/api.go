@@ -35,6 +35,7 @@ import (
 	"github.com/portcullis/portcullis/internal/controllers/clusterroleaggregation"
 	"github.com/portcullis/portcullis/internal/controllers/crdcleanup"
 	"github.com/portcullis/portcullis/internal/controllers/crdstatus"
+	"github.com/portcullis/portcullis/internal/controllers/leaderelection"
 	"github.com/portcullis/portcullis/internal/controllers/namespace"
 	"github.com/portcullis/portcullis/internal/controllers/policystatus"
 	rqcontroller "github.com/portcullis/portcullis/internal/controllers/resourcequota"
@@ -81,6 +82,13 @@ type api struct {
 	start []func(ctx context.Context) error
 	// background runs until shutdown (informers, reloaders, controllers).
 	background []func(ctx context.Context)
+	// controllers are kube-controller-manager's controllers: they run
+	// after start, until shutdown, and on etcd only on the replica that
+	// leads.
+	controllers []func(ctx context.Context)
+	// elector elects that replica; nil on the embedded store, which one
+	// process owns.
+	elector *leaderelection.Elector
 	// stopping is closed when shutdown begins; long-running requests end.
 	stopping chan struct{}
 	closers  []func()
@@ -97,6 +105,11 @@ func (a *api) close() {
 		c()
 	}
 }
+
+// controllersLease is the Lease in kube-system that elects the replica
+// running the controllers; not kube-controller-manager's, so that one
+// can run beside portcullis with portcullis's controllers turned off.
+const controllersLease = "portcullis-controllers"
 
 // newAPI builds the server one way, each part from the ones before it:
 // the object layer; authorization, authentication and admission, which
@@ -250,28 +263,28 @@ func newAPI(d apiDeps) (*api, error) {
 	})
 	a.background = append(a.background, trust.Run)
 	if cfg.controller("namespace-controller") {
-		a.background = append(a.background, namespaces.Run)
+		a.controllers = append(a.controllers, namespaces.Run)
 	}
 	if cfg.controller("serviceaccount-controller") {
 		sa, err := sacontroller.New(objs, restHandler, d.log)
 		if err != nil {
 			return nil, err
 		}
-		a.background = append(a.background, sa.Run)
+		a.controllers = append(a.controllers, sa.Run)
 	}
 	if cfg.controller("resourcequota-controller") {
 		quotas, err := rqcontroller.New(objs, restHandler, d.log)
 		if err != nil {
 			return nil, err
 		}
-		a.background = append(a.background, quotas.Run)
+		a.controllers = append(a.controllers, quotas.Run)
 	}
 	if cfg.controller("root-ca-certificate-publisher-controller") {
 		rootCA, err := rootcacertpublisher.New(objs, restHandler, d.rootCA, prom, d.log)
 		if err != nil {
 			return nil, err
 		}
-		a.background = append(a.background, rootCA.Run)
+		a.controllers = append(a.controllers, rootCA.Run)
 	}
 	if authorization.RBAC != nil {
 		a.start = append(a.start, func(ctx context.Context) error {
@@ -281,7 +294,7 @@ func newAPI(d apiDeps) (*api, error) {
 			return nil
 		})
 		if cfg.controller("clusterrole-aggregation-controller") {
-			a.background = append(a.background, clusterroleaggregation.New(objs, restHandler, d.log).Run)
+			a.controllers = append(a.controllers, clusterroleaggregation.New(objs, restHandler, d.log).Run)
 		}
 	}
 	a.start = append(a.start, func(ctx context.Context) error {
@@ -300,7 +313,14 @@ func newAPI(d apiDeps) (*api, error) {
 	a.background = append(a.background, apf.Run)
 	typeChecker := &policy.TypeChecker{Schemas: docs.Resolver(), KindsFor: objs.KindsFor, Log: d.log}
 	if cfg.controller("validatingadmissionpolicy-status-controller") {
-		a.background = append(a.background, policystatus.New(objs, typeChecker, restHandler, d.log).Run)
+		a.controllers = append(a.controllers, policystatus.New(objs, typeChecker, restHandler, d.log).Run)
+	}
+
+	if !d.store.embedded && len(a.controllers) > 0 {
+		a.elector, err = leaderelection.New(objs, restHandler, leaderelection.Config{Name: controllersLease, Log: d.log, Metrics: prom})
+		if err != nil {
+			return nil, err
+		}
 	}
 
 	rs := restHandler.Responder()

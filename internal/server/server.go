@@ -23,6 +23,7 @@ import (
 	"github.com/portcullis/portcullis/internal/authn"
 	"github.com/portcullis/portcullis/internal/authn/serviceaccount"
 	"github.com/portcullis/portcullis/internal/controllers/authenticationtrust"
+	"github.com/portcullis/portcullis/internal/controllers/leaderelection"
 	"github.com/portcullis/portcullis/internal/pki"
 	"github.com/portcullis/portcullis/internal/request"
 )
@@ -118,6 +119,16 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		if err := start(ctx); err != nil {
 			ln.Close()
 			return err
+		}
+	}
+
+	// The controllers run once the system namespaces exist: on etcd under
+	// the lease (which lives in kube-system), else at once.
+	if app.elector != nil {
+		bg.Go(func() { app.elector.Run(bgCtx, leaderelection.Group(app.controllers...)) })
+	} else {
+		for _, run := range app.controllers {
+			bg.Go(func() { run(bgCtx) })
 		}
 	}
 
