@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
+	"github.com/portcullis/portcullis/internal/defaults"
 	"github.com/portcullis/portcullis/internal/registry"
 	"github.com/portcullis/portcullis/internal/storage"
 )
@@ -82,6 +83,8 @@ func (o *Objects) DecodeContext(ctx context.Context, res *registry.Resource, kv 
 	if err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", kv.Key, err)
 	}
+	// As kube-apiserver's storage codec, in the stored kind.
+	defaults.OnRead(obj)
 	if res.StoredAs != nil {
 		if obj, err = res.StoredAs.FromStored(obj); err != nil {
 			return nil, fmt.Errorf("decoding %s: %w", kv.Key, err)

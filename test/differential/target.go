@@ -89,7 +89,10 @@ func (e *env) pluginFlags(t *testing.T) []string {
 }
 
 // startPortcullis runs the binary with the suite's flags.
-func startPortcullis(t *testing.T, e *env) (*target, error) {
+func startPortcullis(t *testing.T, e *env) (*target, error) { return startPortcullisWith(t, e) }
+
+// startPortcullisWith runs the binary with the suite's flags and extra ones.
+func startPortcullisWith(t *testing.T, e *env, extra ...string) (*target, error) {
 	t.Helper()
 	port := freePort(t)
 	flags := e.pluginFlags(t)
@@ -109,7 +112,7 @@ func startPortcullis(t *testing.T, e *env) (*target, error) {
 		"--data-dir", filepath.Join(e.dir, "data"),
 		"--bind-address", "127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", port),
-	}, flags...)
+	}, append(flags, extra...)...)
 	log := filepath.Join(e.dir, "portcullis.log")
 	return startProcess(t, e, log, port, harness.BuildPortcullis(t), args...)
 }
@@ -118,8 +121,14 @@ func startPortcullis(t *testing.T, e *env) (*target, error) {
 // suite's flags and those kube-apiserver needs beside them.
 func startReference(t *testing.T, e *env) (*target, error) {
 	t.Helper()
+	return startKubeAPIServer(t, e, startEtcd(t, e))
+}
+
+// startEtcd runs the reference's etcd and returns its client URL.
+func startEtcd(t *testing.T, e *env) string {
+	t.Helper()
 	bin := referenceBin()
-	client, peer, port := freePort(t), freePort(t), freePort(t)
+	client, peer := freePort(t), freePort(t)
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", client)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peer)
 	etcd := exec.Command(filepath.Join(bin, "etcd"), "--name", "reference",
@@ -137,7 +146,15 @@ func startReference(t *testing.T, e *env) (*target, error) {
 		t.Fatalf("starting etcd from %s (hack/reference/build.sh builds it): %v", bin, err)
 	}
 	t.Cleanup(func() { stop(etcd); out.Close() })
+	return etcdURL
+}
 
+// startKubeAPIServer runs the reference's kube-apiserver on the etcd at
+// etcdURL with the suite's flags and those kube-apiserver needs beside them.
+func startKubeAPIServer(t *testing.T, e *env, etcdURL string) (*target, error) {
+	t.Helper()
+	bin := referenceBin()
+	port := freePort(t)
 	flags := e.pluginFlags(t)
 	args := append([]string{
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
