@@ -32,10 +32,10 @@ func cleanRoot(prefix string) (string, error) {
 // than their plural, for the names they had in etcd before they were
 // renamed or moved between groups.
 var specialPaths = map[schema.GroupResource]string{
-	{Resource: "replicationcontrollers"}:                  "controllers",
-	{Resource: "endpoints"}:                               "services/endpoints",
-	{Resource: "nodes"}:                                   "minions",
-	{Resource: "services"}:                                "services/specs",
+	{Resource: "replicationcontrollers"}:                "controllers",
+	{Resource: "endpoints"}:                             "services/endpoints",
+	{Resource: "nodes"}:                                 "minions",
+	{Resource: "services"}:                              "services/specs",
 	{Group: "networking.k8s.io", Resource: "ingresses"}: "ingress",
 }
 

@@ -246,4 +246,3 @@ func doCode(t *testing.T, c *http.Client, method, url, body string) (map[string]
 	}
 	return out, resp.StatusCode
 }
-
