@@ -15,7 +15,8 @@ func main() {
 		kubeconfig = flag.String("kubeconfig", "", "admin kubeconfig of the server to load")
 		clients    = flag.Int("clients", 32, "concurrent clients")
 		duration   = flag.Duration("duration", 10*time.Second, "how long to run")
-		op         = flag.String("op", "create", "operation: create, get, list, mixed, or crds (create -objects CRDs and time until all are established and served)")
+		op         = flag.String("op", "create", "operation: create, get, list, mixed, crds (create -objects CRDs and time until all are established and served), or replication (-objects writes on -kubeconfig's replica, timed until -peer's replica sees them)")
+		peer       = flag.String("peer", "", "admin kubeconfig of another replica, for -op replication")
 		objects    = flag.Int("objects", 100, "objects created beforehand for get, list and mixed; CRDs for -op crds")
 		kind       = flag.String("kind", "configmaps", "objects to load: configmaps, secrets (of -size bytes, to measure encryption at rest) or widgets (a custom resource of about 30 fields and 5 CEL rules)")
 		size       = flag.Int("size", 1024, "bytes of data in each secret, with -kind secrets")
@@ -31,9 +32,12 @@ func main() {
 	defer stop()
 
 	var err error
-	if *startup != "" {
+	switch {
+	case *startup != "":
 		err = measureStartup(ctx, *startup, *runs, *idle)
-	} else {
+	case *op == "replication":
+		err = runReplication(ctx, *kubeconfig, *peer, *objects)
+	default:
 		err = runLoad(ctx, loadConfig{
 			kubeconfig: *kubeconfig,
 			clients:    *clients,
