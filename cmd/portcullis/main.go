@@ -77,6 +77,7 @@ func newServe() *cobra.Command {
 	f.StringVar(&cfg.Etcd.Backend, "storage-backend", "", "The storage backend for persistence. Options: 'etcd3' (default).")
 	f.DurationVar(&cfg.Etcd.HealthcheckTimeout, "etcd-healthcheck-timeout", cfg.Etcd.HealthcheckTimeout, "The timeout to use when checking etcd health.")
 	f.DurationVar(&cfg.Etcd.ReadycheckTimeout, "etcd-readycheck-timeout", cfg.Etcd.ReadycheckTimeout, "The timeout to use when checking etcd readiness")
+	f.DurationVar(&cfg.Etcd.CountMetricPollPeriod, "etcd-count-metric-poll-period", cfg.Etcd.CountMetricPollPeriod, "Frequency of polling etcd for number of resources per type. 0 disables the metric collection.")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "How long in-flight requests may run after SIGTERM or SIGINT before they are cut off.")
 	f.StringVar(&cfg.AuditPolicyFile, "audit-policy-file", "", "Path to the file that defines the audit policy configuration.")
 	f.StringVar(&cfg.AuditLogPath, "audit-log-path", "", "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out.")

@@ -37,6 +37,7 @@ import (
 	"github.com/portcullis/portcullis/internal/controllers/crdstatus"
 	"github.com/portcullis/portcullis/internal/controllers/leaderelection"
 	"github.com/portcullis/portcullis/internal/controllers/namespace"
+	"github.com/portcullis/portcullis/internal/controllers/objectcount"
 	"github.com/portcullis/portcullis/internal/controllers/policystatus"
 	rqcontroller "github.com/portcullis/portcullis/internal/controllers/resourcequota"
 	"github.com/portcullis/portcullis/internal/controllers/rootcacertpublisher"
@@ -352,6 +353,13 @@ func newAPI(d apiDeps) (*api, error) {
 		return nil, err
 	}
 	a.background = append(a.background, cleanup.Run, crdStatus.Run)
+	if cfg.Etcd.CountMetricPollPeriod > 0 {
+		counts, err := objectcount.New(reg, store, cfg.Etcd.CountMetricPollPeriod, prom, d.log)
+		if err != nil {
+			return nil, err
+		}
+		a.background = append(a.background, counts.Run)
+	}
 	checks := healthChecks{store: d.store.check, storeReady: d.store.ready, authn: authentication.Health, authz: authorization.Ready, ready: &a.ready}
 	if encrypted != nil && encrypted.HasKMS() {
 		checks.kms = encrypted.Check

@@ -23,6 +23,9 @@ type EtcdFlags struct {
 	Backend                   string
 	HealthcheckTimeout        time.Duration
 	ReadycheckTimeout         time.Duration
+	// CountMetricPollPeriod is how often apiserver_resource_objects is
+	// counted; 0 disables it.
+	CountMetricPollPeriod time.Duration
 }
 
 // Config is the server's configuration, as the command line sets it.
@@ -129,7 +132,7 @@ func Default() Config {
 		BindAddress:                              "127.0.0.1",
 		SecurePort:                               6443,
 		CompactionInterval:                       5 * time.Minute,
-		Etcd:                                     EtcdFlags{Prefix: "/registry", HealthcheckTimeout: 2 * time.Second, ReadycheckTimeout: 2 * time.Second},
+		Etcd:                                     EtcdFlags{Prefix: "/registry", HealthcheckTimeout: 2 * time.Second, ReadycheckTimeout: 2 * time.Second, CountMetricPollPeriod: time.Minute},
 		ShutdownTimeout:                          60 * time.Second,
 		Profiling:                                true,
 		AnonymousAuth:                            true,
