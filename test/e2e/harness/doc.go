@@ -18,5 +18,6 @@
 // admin kubeconfig. Stop (SIGTERM), Kill (SIGKILL) and Restart drive the
 // process; t.Cleanup stops and reaps it, and the server's output is written to
 // the test log when the test failed. Kubectl, Client, RESTConfig and
-// HTTPClient talk to it as the generated admin identity.
+// HTTPClient talk to it as the generated admin identity. StartReplica starts
+// another server with a copy of one's key material, for replicas on one etcd.
 package harness

@@ -20,19 +20,10 @@ import (
 // etcd.
 func StartReplica(t testing.TB, of *Server, args ...string) *Server {
 	t.Helper()
-	s := &Server{
-		DataDir:  t.TempDir(),
-		t:        t,
-		bin:      BuildPortcullis(t),
-		args:     args,
-		cacheDir: t.TempDir(),
-		home:     t.TempDir(),
-		output:   &lockedBuffer{},
-	}
+	s := newServer(t, args)
 	if err := copyDir(filepath.Join(of.DataDir, "pki"), filepath.Join(s.DataDir, "pki")); err != nil {
 		t.Fatalf("copying %s's key material: %v", of.DataDir, err)
 	}
-	t.Cleanup(s.cleanup)
 	s.start()
 	return s
 }

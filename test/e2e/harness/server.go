@@ -56,6 +56,14 @@ type process struct {
 // is ready. The server is stopped and reaped when the test ends.
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
+	s := newServer(t, args)
+	s.start()
+	return s
+}
+
+// newServer prepares a server on a new data directory, stopped when the
+// test ends.
+func newServer(t testing.TB, args []string) *Server {
 	s := &Server{
 		DataDir:  t.TempDir(),
 		t:        t,
@@ -67,7 +75,6 @@ func Start(t testing.TB, args ...string) *Server {
 	}
 	// Registered after the TempDirs, so it runs before they are removed.
 	t.Cleanup(s.cleanup)
-	s.start()
 	return s
 }
 
