@@ -47,8 +47,7 @@ var _ storage.Store = (*Store)(nil)
 // by namespace for example). Close does not close client. With
 // opts.CompactInterval > 0 the compaction loop runs until Close.
 func New(client *clientv3.Client, opts Options) *Store {
-	s := newStore(client.KV, client.Watcher, opts)
-	return s
+	return newStore(client.KV, client.Watcher, opts)
 }
 
 func newStore(kv clientv3.KV, w clientv3.Watcher, opts Options) *Store {
