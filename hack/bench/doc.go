@@ -14,7 +14,13 @@
 // portcullis, reference, ...), each started fresh on the same ports with an
 // empty data directory, with RBAC/Node authorization and the same PKI (an
 // admin client certificate in system:masters, one serving certificate, one
-// service-account key pair, made once per bench run).
+// service-account key pair, made once per bench run) and kube-apiserver's
+// default admission plugins plus NodeRestriction. kube-controller-manager
+// does not run beside the reference, so portcullis runs without the
+// in-process controllers that stand in for it (service accounts, root CA
+// publisher, resource quota, policy status): both hold the same objects
+// and do the same work. The pod workloads create the namespace's default
+// ServiceAccount themselves, which the ServiceAccount plugin needs.
 //
 // # Pinning
 //
@@ -35,7 +41,11 @@
 // /proc/PID/stat, summed over kube-apiserver and etcd) is read when the
 // window opens and closes. RSS (VmRSS, summed the same way) is read at its
 // end. Every run also records launch to the first /readyz "ok" (for the
-// reference: kube-apiserver's launch, with etcd already healthy).
+// reference: kube-apiserver's launch, with etcd already healthy), and the
+// CPU use of the server and of the load generator in % of their one core:
+// a server well under 100 % waits (on the disk, a lock) rather than works,
+// and a load generator near 100 % (the 1,000 watchers decoding every
+// event) is the limit of the figure, not the server.
 //
 // Each workload's table shows the medians over the repetitions, and a
 // ratio row: portcullis / reference as "Nx" where more is better

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -66,8 +67,8 @@ func summary(r result) string {
 	if r.Failed {
 		return "FAILED: " + r.FirstError
 	}
-	return fmt.Sprintf("%.0f/s p50 %.2fms p99 %.2fms cpu %.3fms/op rss %.1fMiB start %.0fms errors %d",
-		r.ReqPerSec, r.P50ms, r.P99ms, r.CPUmsPerOp, r.RSSMiB, r.StartMs, r.Errors)
+	return fmt.Sprintf("%.0f/s p50 %.2fms p99 %.2fms cpu %.3fms/op rss %.1fMiB start %.0fms server cpu %.0f%% load cpu %.0f%% errors %d",
+		r.ReqPerSec, r.P50ms, r.P99ms, r.CPUmsPerOp, r.RSSMiB, r.StartMs, r.ServerCPUPct, r.LoadCPUPct, r.Errors)
 }
 
 func runOnce(ctx context.Context, cfg config, wl workload, srv, dir string) (result, error) {
@@ -126,9 +127,13 @@ func runOnce(ctx context.Context, cfg config, wl workload, srv, dir string) (res
 type window struct {
 	start, end time.Time
 	cpu        [2]time.Duration
-	rssKiB     int64
-	err        error
-	done       chan struct{}
+	// self is this process's CPU time at the ends: a load generator near
+	// 100 % of its core says the figure is the client's limit, not the
+	// server's.
+	self   [2]time.Duration
+	rssKiB int64
+	err    error
+	done   chan struct{}
 }
 
 func openWindow(ctx context.Context, cfg config, s *running) *window {
@@ -144,6 +149,9 @@ func openWindow(ctx context.Context, cfg config, s *running) *window {
 			case <-time.After(time.Until(at)):
 			}
 			c, err := s.cpu()
+			if err == nil {
+				w.self[i], err = processCPU(os.Getpid())
+			}
 			if err != nil {
 				w.err = err
 				return
@@ -175,6 +183,8 @@ func (w *window) fill(res *result, lat *latencies) error {
 		res.CPUmsPerOp = res.CPUms / float64(len(lat.ok))
 	}
 	res.RSSMiB = float64(w.rssKiB) / 1024
+	res.ServerCPUPct = 100 * (w.cpu[1] - w.cpu[0]).Seconds() / secs
+	res.LoadCPUPct = 100 * (w.self[1] - w.self[0]).Seconds() / secs
 	return nil
 }
 

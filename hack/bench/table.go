@@ -26,6 +26,12 @@ type result struct {
 	CPUmsPerOp float64 `json:"cpuMsPerOp"`
 	RSSMiB     float64 `json:"rssMiB"`
 	StartMs    float64 `json:"startMs"`
+	// ServerCPUPct is the server's CPU use in the window, in % of its one
+	// core: well under 100 says it waits (on the disk, a lock), not works.
+	ServerCPUPct float64 `json:"serverCpuPct"`
+	// LoadCPUPct is the load generator's CPU use in the window, in % of
+	// its one core.
+	LoadCPUPct float64 `json:"loadCpuPct"`
 	// Writes is the writer's creates per second, for watch-1000 only.
 	Writes float64 `json:"writesPerSec,omitempty"`
 }
@@ -64,6 +70,8 @@ func medians(runs []result) result {
 	m.CPUmsPerOp = pick(func(r result) float64 { return r.CPUmsPerOp })
 	m.RSSMiB = pick(func(r result) float64 { return r.RSSMiB })
 	m.StartMs = pick(func(r result) float64 { return r.StartMs })
+	m.ServerCPUPct = pick(func(r result) float64 { return r.ServerCPUPct })
+	m.LoadCPUPct = pick(func(r result) float64 { return r.LoadCPUPct })
 	m.Writes = pick(func(r result) float64 { return r.Writes })
 	return m
 }
@@ -101,21 +109,21 @@ func writeTable(w io.Writer, wl workload, rows map[string]result) {
 	if wl.kind == kindWatch {
 		rate = "events/s"
 	}
-	fmt.Fprintf(w, "| server | %s | p50 ms | p99 ms | CPU ms/%s | RSS MiB | start ms | errors |\n", rate, unitOf(wl))
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintf(w, "| server | %s | p50 ms | p99 ms | CPU ms/%s | RSS MiB | start ms | server CPU %% | load CPU %% | errors |\n", rate, unitOf(wl))
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range []string{reference, portcullis} {
 		r, ok := rows[s]
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", s,
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", s,
 			num(r.ReqPerSec, 0), num(r.P50ms, 2), num(r.P99ms, 2), num(r.CPUmsPerOp, 3),
-			num(r.RSSMiB, 1), num(r.StartMs, 0), r.Errors)
+			num(r.RSSMiB, 1), num(r.StartMs, 0), num(r.ServerCPUPct, 0), num(r.LoadCPUPct, 0), r.Errors)
 	}
 	p, okP := rows[portcullis]
 	r, okR := rows[reference]
 	if okP && okR {
-		fmt.Fprintf(w, "| portcullis / reference | %s | %s | %s | %s | %s | %s | |\n",
+		fmt.Fprintf(w, "| portcullis / reference | %s | %s | %s | %s | %s | %s | | | |\n",
 			more(p.ReqPerSec, r.ReqPerSec), less(p.P50ms, r.P50ms), less(p.P99ms, r.P99ms),
 			less(p.CPUmsPerOp, r.CPUmsPerOp), less(p.RSSMiB, r.RSSMiB), less(p.StartMs, r.StartMs))
 	}

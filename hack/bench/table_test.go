@@ -45,7 +45,7 @@ func TestTable(t *testing.T) {
 			wl:   wl("create-cm-16"),
 			rows: map[string]result{
 				reference:  {ReqPerSec: 400, P50ms: 30, P99ms: 80, CPUmsPerOp: 2.5, RSSMiB: 330, StartMs: 4000},
-				portcullis: {ReqPerSec: 1200, P50ms: 10, P99ms: 20, CPUmsPerOp: 0.8, RSSMiB: 60, StartMs: 400},
+				portcullis: {ReqPerSec: 1200, P50ms: 10, P99ms: 20, CPUmsPerOp: 0.8, RSSMiB: 60, StartMs: 400, ServerCPUPct: 96, LoadCPUPct: 45},
 			},
 		},
 		{
@@ -53,7 +53,7 @@ func TestTable(t *testing.T) {
 			wl:   wl("watch-1000"),
 			rows: map[string]result{
 				reference:  {ReqPerSec: 20000, P50ms: 40, P99ms: 90, CPUmsPerOp: 0.04, RSSMiB: 350, StartMs: 4000},
-				portcullis: {ReqPerSec: 30000, P50ms: 20, P99ms: 45, CPUmsPerOp: 0.02, RSSMiB: 100, StartMs: 500},
+				portcullis: {ReqPerSec: 30000, P50ms: 20, P99ms: 45, CPUmsPerOp: 0.02, RSSMiB: 100, StartMs: 500, LoadCPUPct: 99},
 			},
 		},
 		{
