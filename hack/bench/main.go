@@ -108,7 +108,7 @@ func findReference() (string, error) {
 	}
 	for _, b := range []string{"etcd", "kube-apiserver"} {
 		if _, err := exec.LookPath(filepath.Join(dir, b)); err != nil {
-			return "", fmt.Errorf("%w: %s in %s (build them once with ../shared/reference/build.sh, which hack/reference/build.sh runs; 15-40 minutes; or set PORTCULLIS_REFERENCE_BIN): %w",
+			return "", fmt.Errorf("%w: %s in %s: build them once with hack/reference/build.sh (15-40 minutes on two cores), or set PORTCULLIS_REFERENCE_BIN: %w",
 				errNoReference, b, dir, err)
 		}
 	}
