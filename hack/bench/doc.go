@@ -3,7 +3,7 @@
 // on this machine, and prints the ratio portcullis / reference for every
 // workload of issue 20.
 //
-//	go run ./hack/bench [-workloads create-cm-1,get-16] [-reps 3] [-duration 10s] [-warmup 3s] [-o bench.json]
+//	go run ./hack/bench [-workloads create-cm-1,get-16] [-reps 3] [-duration 10s] [-warmup 3s] [-o bench.json] [-profiles DIR]
 //
 // # What it runs
 //
@@ -46,6 +46,10 @@
 // a server well under 100 % waits (on the disk, a lock) rather than works,
 // and a load generator near 100 % (the 1,000 watchers decoding every
 // event) is the limit of the figure, not the server.
+//
+// With -profiles DIR, a CPU profile of the server over each window is
+// written to DIR/WORKLOAD-SERVER-REP.pprof (/debug/pprof/profile, on by
+// default in both; for the reference it is kube-apiserver's alone).
 //
 // Each workload's table shows the medians over the repetitions, and a
 // ratio row: portcullis / reference as "Nx" where more is better

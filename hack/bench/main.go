@@ -36,6 +36,7 @@ func main() {
 		out      = fs.String("o", "", "also write every run and the medians as JSON to this file")
 		port     = fs.Int("port", 36443, "the servers' HTTPS port")
 		etcdPort = fs.Int("etcd-port", 32379, "the reference etcd's client port (the peer port is the next one)")
+		profiles = fs.String("profiles", "", "write a CPU profile of the server over each window into this directory (kube-apiserver's for the reference)")
 		keep     = fs.Bool("keep", false, "keep the working directory (server logs) afterwards")
 		only     = fs.Bool("only-portcullis", false, "measure portcullis alone (for tests)")
 	)
@@ -83,7 +84,7 @@ func main() {
 	err = bench(ctx, benchArgs{
 		workloads: wls, reps: *reps, duration: *duration, warmup: *warmup, out: *out,
 		port: *port, etcdPort: *etcdPort, refBin: refBin, only: *only,
-		portcullisBin: os.Getenv(envPortcullis), tmp: tmp,
+		portcullisBin: os.Getenv(envPortcullis), tmp: tmp, profiles: *profiles,
 	}, os.Stdout)
 	if !*keep {
 		_ = os.RemoveAll(tmp)
@@ -158,6 +159,7 @@ type benchArgs struct {
 	refBin, portcullisBin string
 	only                  bool
 	tmp                   string
+	profiles              string
 }
 
 // bench makes the PKI, runs everything and prints the tables.
@@ -173,7 +175,7 @@ func bench(ctx context.Context, a benchArgs, w io.Writer) error {
 		workloads: a.workloads, reps: a.reps, duration: a.duration, warmup: a.warmup,
 		servers: servers{creds: creds, refBin: a.refBin, portcullisBin: a.portcullisBin,
 			port: a.port, etcdPort: a.etcdPort, etcdPeerPort: a.etcdPort + 1, pin: true},
-		onlyPortcullis: a.only, workDir: a.tmp, progress: os.Stderr,
+		onlyPortcullis: a.only, workDir: a.tmp, profileDir: a.profiles, progress: os.Stderr,
 	}
 	runs, err := run(ctx, cfg)
 	report := makeReport(cfg, runs)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,7 +28,10 @@ type config struct {
 	servers          servers
 	onlyPortcullis   bool
 	workDir          string
-	progress         io.Writer
+	// profileDir, when set, receives a CPU profile of the server over each
+	// window (/debug/pprof/profile, on by default in both servers).
+	profileDir string
+	progress   io.Writer
 }
 
 func (c config) serverOrder() []string {
@@ -45,7 +49,11 @@ func run(ctx context.Context, cfg config) ([]result, error) {
 		for rep := 1; rep <= cfg.reps; rep++ {
 			for _, srv := range cfg.serverOrder() {
 				dir := filepath.Join(cfg.workDir, fmt.Sprintf("%s-%s-%d", wl.name, srv, rep))
-				r, err := runOnce(ctx, cfg, wl, srv, dir)
+				profile := ""
+				if cfg.profileDir != "" {
+					profile = filepath.Join(cfg.profileDir, fmt.Sprintf("%s-%s-%d.pprof", wl.name, srv, rep))
+				}
+				r, err := runOnce(ctx, cfg, wl, srv, dir, profile)
 				if err != nil {
 					if ctx.Err() != nil {
 						return all, ctx.Err()
@@ -71,7 +79,7 @@ func summary(r result) string {
 		r.ReqPerSec, r.P50ms, r.P99ms, r.CPUmsPerOp, r.RSSMiB, r.StartMs, r.ServerCPUPct, r.LoadCPUPct, r.Errors)
 }
 
-func runOnce(ctx context.Context, cfg config, wl workload, srv, dir string) (result, error) {
+func runOnce(ctx context.Context, cfg config, wl workload, srv, dir, profile string) (result, error) {
 	s, err := cfg.servers.start(ctx, srv, dir)
 	if err != nil {
 		return result{}, err
@@ -112,13 +120,13 @@ func runOnce(ctx context.Context, cfg config, wl workload, srv, dir string) (res
 		}
 	}
 	if wl.kind == kindWatch {
-		return measureWatch(ctx, cfg, s, cs, res)
+		return measureWatch(ctx, cfg, s, cs, res, profile)
 	}
 	o, err := wl.prepare(ctx, cs)
 	if err != nil {
 		return res, fmt.Errorf("preparing: %w", err)
 	}
-	return measureLoad(ctx, cfg, s, cs, o, res)
+	return measureLoad(ctx, cfg, s, cs, o, res, profile)
 }
 
 // window is the measured interval and the server's CPU time at its ends,
@@ -136,11 +144,27 @@ type window struct {
 	done   chan struct{}
 }
 
-func openWindow(ctx context.Context, cfg config, s *running) *window {
+func openWindow(ctx context.Context, cfg config, s *running, profile string) *window {
 	now := time.Now()
 	w := &window{start: now.Add(cfg.warmup), end: now.Add(cfg.warmup + cfg.duration), done: make(chan struct{})}
+	profiled := make(chan struct{})
+	go func() {
+		defer close(profiled)
+		if profile == "" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(w.start)):
+		}
+		if err := fetchProfile(ctx, cfg, s, profile); err != nil {
+			fmt.Fprintf(cfg.progress, "profile %s: %v\n", filepath.Base(profile), err)
+		}
+	}()
 	go func() {
 		defer close(w.done)
+		defer func() { <-profiled }()
 		for i, at := range []time.Time{w.start, w.end} {
 			select {
 			case <-ctx.Done():
@@ -188,8 +212,8 @@ func (w *window) fill(res *result, lat *latencies) error {
 	return nil
 }
 
-func measureLoad(ctx context.Context, cfg config, s *running, cs []kubernetes.Interface, o op, res result) (result, error) {
-	w := openWindow(ctx, cfg, s)
+func measureLoad(ctx context.Context, cfg config, s *running, cs []kubernetes.Interface, o op, res result, profile string) (result, error) {
+	w := openWindow(ctx, cfg, s, profile)
 	per := make([]latencies, len(cs))
 	var wg sync.WaitGroup
 	for i, c := range cs {
@@ -218,7 +242,7 @@ func measureLoad(ctx context.Context, cfg config, s *running, cs []kubernetes.In
 // measureWatch starts one watcher per client on the namespace's
 // ConfigMaps, then one writer creating ConfigMaps that carry the time
 // before their create; a watcher's latency is from then to the event.
-func measureWatch(ctx context.Context, cfg config, s *running, cs []kubernetes.Interface, res result) (result, error) {
+func measureWatch(ctx context.Context, cfg config, s *running, cs []kubernetes.Interface, res result, profile string) (result, error) {
 	if err := createNamespace(ctx, cs[0]); err != nil {
 		return res, err
 	}
@@ -237,7 +261,7 @@ func measureWatch(ctx context.Context, cfg config, s *running, cs []kubernetes.I
 			return res, fmt.Errorf("watch %d: %w", i, err)
 		}
 	}
-	w := openWindow(ctx, cfg, s)
+	w := openWindow(ctx, cfg, s, profile)
 	per := make([]latencies, len(cs))
 	var wg sync.WaitGroup
 	for i, wt := range watchers {
@@ -297,4 +321,39 @@ func measureWatch(ctx context.Context, cfg config, s *running, cs []kubernetes.I
 	}
 	res.Writes = float64(writes.Load()) / w.end.Sub(w.start).Seconds()
 	return res, nil
+}
+
+// fetchProfile writes the server's CPU profile over the window to path;
+// for the reference it is kube-apiserver's (etcd serves none here).
+func fetchProfile(ctx context.Context, cfg config, s *running, path string) error {
+	secs := max(int(cfg.duration.Round(time.Second)/time.Second), 1)
+	c, err := cfg.servers.creds.httpClient(time.Duration(secs)*time.Second + 30*time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", s.url, secs), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s", resp.Status)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
 }

@@ -73,9 +73,9 @@ func (c creds) commonFlags() []string {
 	}
 }
 
-// httpClient is an admin client for /readyz polling; the load uses
-// client-go's own transport.
-func (c creds) httpClient() (*http.Client, error) {
+// httpClient is an admin client for /readyz polling and profiles; the
+// load uses client-go's own transport.
+func (c creds) httpClient(timeout time.Duration) (*http.Client, error) {
 	ca, err := os.ReadFile(c.files.CACert)
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func (c creds) httpClient() (*http.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{
 		TLSClientConfig:   &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12},
 		ForceAttemptHTTP2: true,
 	}}, nil
@@ -312,7 +312,7 @@ func waitEtcd(ctx context.Context, p *proc, url string) error {
 // waitReady polls /readyz every 5 ms (the start-up figure's resolution)
 // until it answers 200 "ok".
 func (s *servers) waitReady(ctx context.Context, p *proc) error {
-	c, err := s.creds.httpClient()
+	c, err := s.creds.httpClient(2 * time.Second)
 	if err != nil {
 		return err
 	}
