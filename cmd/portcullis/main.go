@@ -31,7 +31,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: false,
 	}
-	root.AddCommand(newServe(), newVersion())
+	root.AddCommand(newServe(), newVersion(), newWhy())
 	return root
 }
 

@@ -3,12 +3,15 @@ package admission
 import (
 	"context"
 	"errors"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/portcullis/portcullis/internal/request"
 )
 
 // Operation is the admission operation of a request.
@@ -79,6 +82,9 @@ func (f ValidatorFunc) Validate(ctx context.Context, a *Attributes) error { retu
 type Chain struct {
 	Mutators   []Mutator
 	Validators []Validator
+	// MutatorNames and ValidatorNames name each plugin for the decision
+	// trace (parallel to Mutators and Validators; nil: not traced).
+	MutatorNames, ValidatorNames []string
 }
 
 // ErrNoChain refuses a request when there is no chain at all: a missing
@@ -90,7 +96,11 @@ func (c *Chain) Admit(ctx context.Context, a *Attributes) error {
 	if c == nil {
 		return ErrNoChain
 	}
-	return AdmitWithReinvocation(ctx, a, c.Mutators)
+	names := c.MutatorNames
+	if len(names) != len(c.Mutators) {
+		names = nil
+	}
+	return admitRounds(ctx, a, c.Mutators, names)
 }
 
 // Validate runs every validator.
@@ -98,10 +108,46 @@ func (c *Chain) Validate(ctx context.Context, a *Attributes) error {
 	if c == nil {
 		return ErrNoChain
 	}
-	for _, v := range c.Validators {
-		if err := v.Validate(ctx, a); err != nil {
+	var st *request.State
+	if len(c.ValidatorNames) == len(c.Validators) {
+		st = traced(ctx, c.ValidatorNames)
+	}
+	for i, v := range c.Validators {
+		if st == nil {
+			if err := v.Validate(ctx, a); err != nil {
+				return err
+			}
+			continue
+		}
+		n, start := st.AnnotationCount(), time.Now()
+		err := v.Validate(ctx, a)
+		recordStep(st, c.ValidatorNames[i], "validate", n, start, err)
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// traced returns the request state to trace into, nil when the chain has
+// no names or the request keeps no trace.
+func traced(ctx context.Context, names []string) *request.State {
+	if names == nil {
+		return nil
+	}
+	if st := request.StateFrom(ctx); st != nil && st.Trace {
+		return st
+	}
+	return nil
+}
+
+// recordStep records one plugin's run: its outcome, the audit annotations
+// it added since the first n (which name the policies, bindings and
+// webhooks that took part) and how long it took.
+func recordStep(st *request.State, name, phase string, n int, start time.Time, err error) {
+	s := request.Step{Stage: request.StageAdmission, Name: name, Phase: phase, Outcome: "admitted", Micros: request.Since(start)}
+	if err != nil {
+		s.Outcome, s.Detail = "denied", err.Error()
+	}
+	st.AddStepSince(s, n)
 }

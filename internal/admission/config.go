@@ -82,9 +82,11 @@ func Build(ordered []Plugin, opts Options) (*Chain, []string, error) {
 		}
 		if isM {
 			chain.Mutators = append(chain.Mutators, m)
+			chain.MutatorNames = append(chain.MutatorNames, p.Name)
 		}
 		if isV {
 			chain.Validators = append(chain.Validators, v)
+			chain.ValidatorNames = append(chain.ValidatorNames, p.Name)
 		}
 		names = append(names, p.Name)
 	}

@@ -1,6 +1,9 @@
 package admission
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Reinvocation is the state one request keeps across the mutating rounds
 // of the admission chain, kube-apiserver's reinvocation context. The chain
@@ -67,8 +70,15 @@ func ReinvocationFrom(ctx context.Context) *Reinvocation {
 // kube-apiserver's reinvocation: every mutator in order, then, when one of
 // them asked for it, every mutator once more. The first error stops it.
 func AdmitWithReinvocation(ctx context.Context, a *Attributes, mutators []Mutator) error {
+	return admitRounds(ctx, a, mutators, nil)
+}
+
+// admitRounds is AdmitWithReinvocation, tracing each mutator under its
+// name (names parallel to mutators, or nil).
+func admitRounds(ctx context.Context, a *Attributes, mutators []Mutator, names []string) error {
 	r := &Reinvocation{}
 	ctx = WithReinvocation(ctx, r)
+	st := traced(ctx, names)
 	for round := range 2 {
 		if round == 1 {
 			if !r.ShouldReinvoke() {
@@ -76,8 +86,21 @@ func AdmitWithReinvocation(ctx context.Context, a *Attributes, mutators []Mutato
 			}
 			r.SetIsReinvoke()
 		}
-		for _, m := range mutators {
-			if err := m.Admit(ctx, a); err != nil {
+		for i, m := range mutators {
+			if st == nil {
+				if err := m.Admit(ctx, a); err != nil {
+					return err
+				}
+				continue
+			}
+			phase := "mutate"
+			if round == 1 {
+				phase = "mutate (reinvoked)"
+			}
+			n, start := st.AnnotationCount(), time.Now()
+			err := m.Admit(ctx, a)
+			recordStep(st, names[i], phase, n, start, err)
+			if err != nil {
 				return err
 			}
 		}

@@ -142,6 +142,15 @@ func (r *Recorder) emit(s auditv1.Stage) error {
 			ev.Annotations = ann
 		}
 	}
+	if s == auditv1.StageResponseComplete || s == auditv1.StagePanic {
+		// The decision trace, once the request is decided.
+		if trace := r.state.TraceJSON(); trace != "" {
+			if ev.Annotations == nil {
+				ev.Annotations = map[string]string{}
+			}
+			ev.Annotations[request.TraceAnnotation] = trace
+		}
+	}
 	if err := r.sink.WriteEvents(ev); err != nil {
 		return fmt.Errorf("audit: storing %s event: %w", s, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
@@ -133,7 +134,18 @@ func Filter(next http.Handler, az Authorizer, out ErrorWriter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := request.StateFrom(r.Context())
 		attrs := AttributesFor(st.Info, st.User)
+		start := time.Now()
 		d, reason, err := az.Authorize(r.Context(), attrs)
+		if st.Trace {
+			outcome, detail := "forbid", reason
+			switch {
+			case d == authorizer.DecisionAllow:
+				outcome = "allow"
+			case err != nil:
+				outcome, detail = "error", err.Error()
+			}
+			st.AddStep(request.Step{Stage: request.StageAuthorization, Name: describe(attrs), Outcome: outcome, Detail: detail, Micros: request.Since(start)})
+		}
 		if d == authorizer.DecisionAllow {
 			st.AddAnnotation("authorization.k8s.io/decision", "allow")
 			st.AddAnnotation("authorization.k8s.io/reason", reason)
@@ -202,3 +214,25 @@ var PublicInfo = authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.
 	}
 	return authorizer.DecisionNoOpinion, "", nil
 })
+
+// describe is what a trace says was asked: "create pods in default".
+func describe(a authorizer.Attributes) string {
+	if !a.IsResourceRequest() {
+		return a.GetVerb() + " " + a.GetPath()
+	}
+	res := a.GetResource()
+	if g := a.GetAPIGroup(); g != "" {
+		res += "." + g
+	}
+	if sub := a.GetSubresource(); sub != "" {
+		res += "/" + sub
+	}
+	out := a.GetVerb() + " " + res
+	if n := a.GetName(); n != "" {
+		out += " " + n
+	}
+	if ns := a.GetNamespace(); ns != "" {
+		out += " in " + ns
+	}
+	return out
+}

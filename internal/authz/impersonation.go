@@ -74,6 +74,8 @@ func Impersonation(next http.Handler, az Authorizer, out ErrorWriter, reg promet
 		}
 		m.attempt(mode, "allowed", start)
 		audit.RecorderFrom(r.Context()).SetImpersonatedUser(got)
+		st.AddStep(request.Step{Stage: request.StageAuthentication, Name: "impersonation (" + mode + ")", Outcome: "authenticated",
+			Detail: request.DescribeUser(got), Micros: request.Since(start)})
 		st.User = got
 		next.ServeHTTP(w, r)
 	}), nil

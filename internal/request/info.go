@@ -41,8 +41,12 @@ type State struct {
 	User user.Info
 	// AuditID is the request's audit ID (also returned as Audit-Id).
 	AuditID string
+	// Trace, when set, has every stage record its decisions (AddStep)
+	// for the decision trace.
+	Trace bool
 
 	mu          sync.Mutex
+	steps       []Step
 	annotations map[string]string
 	annOrder    []string
 	warnings    []string

@@ -182,9 +182,9 @@ func newAPI(d apiDeps) (*api, error) {
 	}
 	a.background = append(a.background, authentication.Run)
 
-	var storageChecks []admission.Validator
+	var storageChecks []plugins.StorageCheck
 	if authorization.RBAC != nil {
-		storageChecks = append(storageChecks, rbac.NewEscalationCheck(authorization.RBAC, chainAuthz))
+		storageChecks = append(storageChecks, plugins.StorageCheck{Name: "RBAC escalation check", Validator: rbac.NewEscalationCheck(authorization.RBAC, chainAuthz)})
 	}
 	loopback := admission.NewLoopback()
 	admissionSet, err := plugins.New(plugins.Deps{

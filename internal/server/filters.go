@@ -41,7 +41,7 @@ func withRequestState(next http.Handler) http.Handler {
 		if id == "" || len(id) > 128 {
 			id = string(uuid.NewUUID())
 		}
-		st := &request.State{Info: request.Parse(r), AuditID: id}
+		st := &request.State{Info: request.Parse(r), AuditID: id, Trace: true}
 		w.Header().Set("Audit-Id", id)
 		next.ServeHTTP(w, r.WithContext(request.WithState(r.Context(), st)))
 	})
@@ -95,6 +95,8 @@ func withAuthentication(next http.Handler, a authn.Authenticator, m *authnMetric
 			return
 		}
 		st.User = u
+		st.AddStep(request.Step{Stage: request.StageAuthentication, Name: request.AuthenticationMethod(r, u), Outcome: "authenticated",
+			Detail: request.DescribeUser(u), Micros: request.Since(start)})
 		next.ServeHTTP(w, r)
 	})
 }

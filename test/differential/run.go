@@ -249,8 +249,9 @@ func (r *runner) audit(auditID string) any {
 			// kube-apiserver adds its apiserver.latency.k8s.io/* durations
 			// only to requests slower than half a second: when and what
 			// they say depends on the machine's load.
+			// portcullis's decision trace has no counterpart there.
 			for k := range ann {
-				if strings.HasPrefix(k, "apiserver.latency.k8s.io/") {
+				if strings.HasPrefix(k, "apiserver.latency.k8s.io/") || k == "trace.portcullis.dev/decision" {
 					delete(ann, k)
 				}
 			}

@@ -2,6 +2,8 @@ package plugins
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +15,7 @@ import (
 	"github.com/portcullis/portcullis/internal/admission"
 	"github.com/portcullis/portcullis/internal/objects"
 	"github.com/portcullis/portcullis/internal/objects/objectstest"
+	"github.com/portcullis/portcullis/internal/request"
 )
 
 // store writes obj straight into the store under objs.
@@ -76,6 +79,66 @@ var newDefaults = []string{"LimitRanger", "ServiceAccount", "TaintNodesByConditi
 // BenchmarkPodAdmission is one pod create through the whole default
 // chain (both phases), against the chain of only NamespaceLifecycle and
 // the policy and webhook plugins.
+// BenchmarkPodAdmissionTrace is the decision trace's cost: the default
+// chain on a pod with the request keeping a trace, and without.
+func BenchmarkPodAdmissionTrace(b *testing.B) {
+	s := newPlugins(b, admission.Options{})
+	for _, trace := range []bool{false, true} {
+		b.Run(fmt.Sprintf("trace=%v", trace), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx := request.WithState(context.Background(), &request.State{Trace: trace})
+				a := podAttributes()
+				if err := s.Chain.Admit(ctx, a); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Chain.Validate(ctx, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestChainTrace: with a trace kept, every plugin the default chain runs
+// is a step, in order, under its name.
+func TestChainTrace(t *testing.T) {
+	s := newPlugins(t, admission.Options{})
+	st := &request.State{Trace: true}
+	ctx := request.WithState(context.Background(), st)
+	a := podAttributes()
+	if err := s.Chain.Admit(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Chain.Validate(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, step := range st.Steps() {
+		if step.Stage != request.StageAdmission || step.Outcome != "admitted" || step.Micros < 1 {
+			t.Errorf("step %+v", step)
+		}
+		names = append(names, step.Name+" ("+step.Phase+")")
+	}
+	want := len(s.Chain.Mutators) + len(s.Chain.Validators)
+	if len(names) != want || names[0] != "NamespaceLifecycle (mutate)" || !slices.Contains(names, "PodSecurity (validate)") {
+		t.Errorf("steps %q, want %d starting with NamespaceLifecycle's", names, want)
+	}
+	// Without a trace nothing is kept.
+	quiet := &request.State{}
+	ctx = request.WithState(context.Background(), quiet)
+	a = podAttributes()
+	if err := s.Chain.Admit(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Chain.Validate(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(quiet.Steps()); n != 0 {
+		t.Errorf("%d steps kept without a trace", n)
+	}
+}
+
 func BenchmarkPodAdmission(b *testing.B) {
 	for _, c := range []struct {
 		name string

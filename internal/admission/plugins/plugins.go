@@ -39,7 +39,7 @@ type Deps struct {
 	AudienceRestriction bool
 	// Storage are the checks kube-apiserver makes in the storage of
 	// particular resources (RBAC escalation), run after every plugin.
-	Storage []admission.Validator
+	Storage []StorageCheck
 	// Gates reads a feature gate (def when not set); nil: every default.
 	Gates func(name string, def bool) bool
 	// Loopback is the API's write path for the plugins that write while
@@ -53,6 +53,12 @@ type Deps struct {
 	// Version is the server's version ("v1.37.2"), which decides the
 	// node features NodeDeclaredFeatureValidator requires.
 	Version string
+}
+
+// StorageCheck is one of Deps.Storage, named for the decision trace.
+type StorageCheck struct {
+	Name      string
+	Validator admission.Validator
 }
 
 // Set is the assembled chain and what keeps it current.
@@ -72,7 +78,11 @@ func New(d Deps, opts admission.Options) (*Set, error) {
 		return nil, err
 	}
 	chain.Validators = append(chain.Validators, staticSuffixCheck(d.ManifestsGate))
-	chain.Validators = append(chain.Validators, d.Storage...)
+	chain.ValidatorNames = append(chain.ValidatorNames, "static manifest names")
+	for _, v := range d.Storage {
+		chain.Validators = append(chain.Validators, v.Validator)
+		chain.ValidatorNames = append(chain.ValidatorNames, v.Name)
+	}
 	s.Chain, s.Enabled = chain, enabled
 	return s, nil
 }
