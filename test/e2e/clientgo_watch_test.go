@@ -53,7 +53,7 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 
 func TestClientGoWatch(t *testing.T) {
 	t.Parallel()
-	s := harness.Start(t)
+	s := harness.Start(t, withoutRootCA) // kube-root-ca.crt would be an event in the watched namespace
 	c := s.Client(t)
 	ctx := context.Background()
 	createNamespace(t, c, "watch")
