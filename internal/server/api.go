@@ -360,7 +360,7 @@ func newAPI(d apiDeps) (*api, error) {
 		}
 		a.background = append(a.background, counts.Run)
 	}
-	checks := healthChecks{store: d.store.check, storeReady: d.store.ready, authn: authentication.Health, authz: authorization.Ready, ready: &a.ready}
+	checks := healthChecks{store: d.store.check, storeReady: d.store.ready, authn: authentication.Health, authz: authorization.Ready, informers: admissionSet.Synced, ready: &a.ready}
 	if encrypted != nil && encrypted.HasKMS() {
 		checks.kms = encrypted.Check
 	}

@@ -62,8 +62,11 @@ type healthChecks struct {
 	store, storeReady func(context.Context) error
 	authn             func() error // every JWT issuer has its keys
 	authz             func() error // the authorizers' informers have listed
-	ready             *atomic.Bool // false before start-up ends and once shutdown begins
-	kms               func(context.Context) error
+	// informers is kube-apiserver's informer-sync: the admission
+	// plugins' informers have listed.
+	informers func() error
+	ready     *atomic.Bool // false before start-up ends and once shutdown begins
+	kms       func(context.Context) error
 }
 
 type healthHandlers struct{ healthz, livez, readyz healthz.Handler }
@@ -85,6 +88,9 @@ func (c healthChecks) handlers() healthHandlers {
 	}
 	if c.storeReady != nil {
 		h.readyz.Checks = append(h.readyz.Checks, healthz.Check{Name: "etcd-readiness", Fn: c.storeReady})
+	}
+	if c.informers != nil {
+		h.readyz.Checks = append(h.readyz.Checks, healthz.Check{Name: "informer-sync", Fn: func(context.Context) error { return c.informers() }})
 	}
 	h.readyz.Checks = append(h.readyz.Checks, authn, authz, shutdown)
 	if c.kms != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -178,5 +179,29 @@ func TestDefaultChainAdmitsAPod(t *testing.T) {
 	if pod.Spec.ServiceAccountName != "default" || len(pod.Spec.Volumes) != 1 || pod.Spec.Priority == nil || len(pod.Spec.Tolerations) != 2 {
 		t.Errorf("pod after the default chain: serviceAccountName %q, volumes %d, priority %v, tolerations %d; want default, 1, 0, 2",
 			pod.Spec.ServiceAccountName, len(pod.Spec.Volumes), pod.Spec.Priority, len(pod.Spec.Tolerations))
+	}
+}
+
+// TestSynced: informer-sync fails until every informer of the chain has
+// listed, then passes.
+func TestSynced(t *testing.T) {
+	objs := objectstest.New(t)
+	s, err := New(Deps{Objects: objs, Authorizer: allowAll, Loopback: admission.NewLoopback(), Version: "v1.37.2"}, admission.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synced(); err == nil {
+		t.Fatal("synced before any informer ran")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(time.Minute)
+	for s.Synced() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("not synced: %v", s.Synced())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

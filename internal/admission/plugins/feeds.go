@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -17,6 +18,7 @@ func (s *Set) follow(d Deps, h informer.Handler, ready chan struct{}, gvrs ...sc
 		in := informer.New(d.Objects.Store(), res, d.Objects.Decode, h, d.Log)
 		s.runs = append(s.runs, in.Run)
 		synced = append(synced, in.Synced())
+		s.synced = append(s.synced, synced[len(synced)-1])
 	}
 	if ready == nil {
 		return
@@ -31,4 +33,23 @@ func (s *Set) follow(d Deps, h informer.Handler, ready chan struct{}, gvrs ...sc
 		}
 		close(ready)
 	})
+}
+
+// Synced reports whether every informer of the chain has listed what it
+// follows: the /readyz check informer-sync, so that a replica whose
+// policies and webhook configurations are not loaded yet is not sent
+// requests.
+func (s *Set) Synced() error {
+	n := 0
+	for _, c := range s.synced {
+		select {
+		case <-c:
+		default:
+			n++
+		}
+	}
+	if n > 0 {
+		return fmt.Errorf("%d of %d admission informers have not synced", n, len(s.synced))
+	}
+	return nil
 }

@@ -67,6 +67,8 @@ type Set struct {
 	// Enabled names the enabled plugins in order.
 	Enabled []string
 	runs    []func(ctx context.Context)
+	// synced are the informers' first lists, for Synced.
+	synced []<-chan struct{}
 }
 
 // New builds the chain the options choose. The policy and webhook
