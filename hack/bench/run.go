@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/portcullis/portcullis/hack/internal/latency"
 )
 
 // config is one bench run.
@@ -194,17 +196,17 @@ func (w *window) fill(res *result, lat *latencies) error {
 	if w.err != nil {
 		return w.err
 	}
-	slices.Sort(lat.ok)
+	slices.Sort(lat.OK)
 	secs := w.end.Sub(w.start).Seconds()
-	res.Ops, res.Errors = len(lat.ok), lat.errors
-	if lat.firstErr != nil {
-		res.FirstError = lat.firstErr.Error()
+	res.Ops, res.Errors = len(lat.OK), lat.Errors
+	if lat.FirstErr != nil {
+		res.FirstError = lat.FirstErr.Error()
 	}
-	res.ReqPerSec = float64(len(lat.ok)) / secs
-	res.P50ms, res.P99ms = millis(percentile(lat.ok, 50)), millis(percentile(lat.ok, 99))
+	res.ReqPerSec = float64(len(lat.OK)) / secs
+	res.P50ms, res.P99ms = millis(latency.Percentile(lat.OK, 50)), millis(latency.Percentile(lat.OK, 99))
 	res.CPUms = millis(w.cpu[1] - w.cpu[0])
-	if len(lat.ok) > 0 {
-		res.CPUmsPerOp = res.CPUms / float64(len(lat.ok))
+	if len(lat.OK) > 0 {
+		res.CPUmsPerOp = res.CPUms / float64(len(lat.OK))
 	}
 	res.RSSMiB = float64(w.rssKiB) / 1024
 	res.ServerCPUPct = 100 * (w.cpu[1] - w.cpu[0]).Seconds() / secs
@@ -226,7 +228,7 @@ func measureLoad(ctx context.Context, cfg config, s *running, cs []kubernetes.In
 				err := o(ctx, c, i, seq)
 				ended := time.Now()
 				if w.contains(ended) && ctx.Err() == nil {
-					per[i].record(ended.Sub(began), err)
+					per[i].Record(ended.Sub(began), err)
 				}
 			}
 		})
@@ -234,7 +236,7 @@ func measureLoad(ctx context.Context, cfg config, s *running, cs []kubernetes.In
 	wg.Wait()
 	var lat latencies
 	for i := range per {
-		lat.merge(&per[i])
+		lat.Merge(&per[i])
 	}
 	return res, w.fill(&res, &lat)
 }
@@ -275,17 +277,17 @@ func measureWatch(ctx context.Context, cfg config, s *running, cs []kubernetes.I
 				cm, ok := ev.Object.(*corev1.ConfigMap)
 				if ev.Type != watch.Added || !ok {
 					if ev.Type == watch.Error {
-						per[i].record(0, fmt.Errorf("watch error: %v", ev.Object))
+						per[i].Record(0, fmt.Errorf("watch error: %v", ev.Object))
 					}
 					continue
 				}
 				sent, err := strconv.ParseInt(cm.Data["sent"], 10, 64)
 				if err != nil {
-					per[i].record(0, fmt.Errorf("ConfigMap %s without a send time", cm.Name))
+					per[i].Record(0, fmt.Errorf("ConfigMap %s without a send time", cm.Name))
 					continue
 				}
 				if w.contains(got) {
-					per[i].record(got.Sub(time.Unix(0, sent)), nil)
+					per[i].Record(got.Sub(time.Unix(0, sent)), nil)
 				}
 			}
 		})
@@ -314,7 +316,7 @@ func measureWatch(ctx context.Context, cfg config, s *running, cs []kubernetes.I
 	wg.Wait()
 	var lat latencies
 	for i := range per {
-		lat.merge(&per[i])
+		lat.Merge(&per[i])
 	}
 	if err := w.fill(&res, &lat); err != nil {
 		return res, err

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/portcullis/portcullis/hack/internal/latency"
 )
 
 func TestPercentile(t *testing.T) {
@@ -31,8 +33,8 @@ func TestPercentile(t *testing.T) {
 		{name: "max", sorted: ms(1, 2, 3), p: 100, want: 3 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := percentile(tc.sorted, tc.p); got != tc.want {
-				t.Errorf("percentile(%v) = %v, want %v", tc.p, got, tc.want)
+			if got := latency.Percentile(tc.sorted, tc.p); got != tc.want {
+				t.Errorf("latency.Percentile(%v) = %v, want %v", tc.p, got, tc.want)
 			}
 		})
 	}
@@ -64,13 +66,13 @@ func TestMedian(t *testing.T) {
 
 func TestLatenciesMerge(t *testing.T) {
 	var a, b latencies
-	a.record(time.Millisecond, nil)
+	a.Record(time.Millisecond, nil)
 	first := errors.New("first")
-	b.record(0, first)
-	b.record(0, errors.New("second"))
-	b.record(2*time.Millisecond, nil)
-	a.merge(&b)
-	if len(a.ok) != 2 || a.errors != 2 || a.firstErr != first {
-		t.Errorf("merged = %d ok, %d errors, first %v; want 2, 2, first", len(a.ok), a.errors, a.firstErr)
+	b.Record(0, first)
+	b.Record(0, errors.New("second"))
+	b.Record(2*time.Millisecond, nil)
+	a.Merge(&b)
+	if len(a.OK) != 2 || a.Errors != 2 || a.FirstErr != first {
+		t.Errorf("merged = %d ok, %d errors, first %v; want 2, 2, first", len(a.OK), a.Errors, a.FirstErr)
 	}
 }

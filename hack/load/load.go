@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/portcullis/portcullis/hack/internal/latency"
 )
 
 // loadConfig is what one load run does.
@@ -93,10 +95,10 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 	fmt.Printf("%d clients, %s, op %s, kind %s, namespace %s, server %s\n", cfg.clients, cfg.duration, cfg.op, cfg.kind, ns, base.Host)
 	start := time.Now()
 	deadline := start.Add(cfg.duration)
-	perClient := make([]map[string]*opStats, cfg.clients)
+	perClient := make([]map[string]*latency.Samples, cfg.clients)
 	var wg sync.WaitGroup
 	for i, c := range clients {
-		perClient[i] = map[string]*opStats{}
+		perClient[i] = map[string]*latency.Samples{}
 		w := worker{id: i, client: c, kind: kind, ns: ns, objects: cfg.objects, op: cfg.op, stats: perClient[i],
 			rand: rand.New(rand.NewPCG(uint64(i), uint64(time.Now().UnixNano())))}
 		wg.Go(func() { w.run(ctx, deadline) })
@@ -104,13 +106,13 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	total := map[string]*opStats{}
+	total := map[string]*latency.Samples{}
 	for _, stats := range perClient {
 		for op, s := range stats {
 			if total[op] == nil {
-				total[op] = &opStats{}
+				total[op] = &latency.Samples{}
 			}
-			total[op].merge(s)
+			total[op].Merge(s)
 		}
 	}
 	printStats(os.Stdout, opOrder, total, elapsed)
@@ -169,7 +171,7 @@ type worker struct {
 	ns      string
 	objects int
 	op      string
-	stats   map[string]*opStats
+	stats   map[string]*latency.Samples
 	rand    *rand.Rand
 	created int
 }
@@ -196,9 +198,9 @@ func (w *worker) run(ctx context.Context, deadline time.Time) {
 			return // interrupted by the user
 		}
 		if w.stats[op] == nil {
-			w.stats[op] = &opStats{}
+			w.stats[op] = &latency.Samples{}
 		}
-		w.stats[op].record(elapsed, err)
+		w.stats[op].Record(elapsed, err)
 	}
 }
 

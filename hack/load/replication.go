@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/portcullis/portcullis/hack/internal/latency"
 )
 
 // runReplication measures how long a write made through one replica takes
@@ -90,7 +92,7 @@ func runReplication(ctx context.Context, kubeconfig, peer string, n int) error {
 		d    []time.Duration
 	}{{"ConfigMap create -> peer watch event", watched}, {"RoleBinding create -> peer allows", authorized}} {
 		slices.Sort(m.d)
-		fmt.Fprintf(os.Stdout, "%-40s p50 %s  p99 %s  max %s\n", m.name, ms(percentile(m.d, 50)), ms(percentile(m.d, 99)), ms(m.d[len(m.d)-1]))
+		fmt.Fprintf(os.Stdout, "%-40s p50 %s  p99 %s  max %s\n", m.name, ms(latency.Percentile(m.d, 50)), ms(latency.Percentile(m.d, 99)), ms(m.d[len(m.d)-1]))
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/portcullis/portcullis/hack/internal/latency"
 )
 
 func TestPercentile(t *testing.T) {
@@ -23,26 +25,26 @@ func TestPercentile(t *testing.T) {
 		{0.1, 1 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		if got := percentile(sorted, tt.p); got != tt.want {
+		if got := latency.Percentile(sorted, tt.p); got != tt.want {
 			t.Errorf("p%v = %v, want %v", tt.p, got, tt.want)
 		}
 	}
-	if got := percentile(nil, 50); got != 0 {
+	if got := latency.Percentile(nil, 50); got != 0 {
 		t.Errorf("p50 of nothing = %v", got)
 	}
-	if got := percentile([]time.Duration{7}, 99); got != 7 {
+	if got := latency.Percentile([]time.Duration{7}, 99); got != 7 {
 		t.Errorf("p99 of one = %v", got)
 	}
 }
 
 func TestPrintStats(t *testing.T) {
-	s := &opStats{}
+	s := &latency.Samples{}
 	for i := 1; i <= 10; i++ {
-		s.record(time.Duration(i)*time.Millisecond, nil)
+		s.Record(time.Duration(i)*time.Millisecond, nil)
 	}
-	s.record(0, errors.New("boom"))
+	s.Record(0, errors.New("boom"))
 	var b strings.Builder
-	printStats(&b, []string{"get", "list"}, map[string]*opStats{"get": s}, 2*time.Second)
+	printStats(&b, []string{"get", "list"}, map[string]*latency.Samples{"get": s}, 2*time.Second)
 	out := b.String()
 	for _, want := range []string{"ops/s", "get", "10", "5", "5.00ms", "10.00ms", "first get error: boom"} {
 		if !strings.Contains(out, want) {
