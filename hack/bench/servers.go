@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/portcullis/portcullis/hack/internal/probe"
 	"github.com/portcullis/portcullis/internal/pki"
 )
 
@@ -319,7 +320,7 @@ func (s *servers) waitReady(ctx context.Context, p *proc) error {
 	defer c.CloseIdleConnections()
 	deadline := time.Now().Add(readyTimeout)
 	for {
-		if readyz(ctx, c, s.url()) {
+		if probe.Ready(ctx, c, s.url()) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -333,20 +334,6 @@ func (s *servers) waitReady(ctx context.Context, p *proc) error {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-}
-
-func readyz(ctx context.Context, c *http.Client, url string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
-	if err != nil {
-		return false
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode == http.StatusOK && string(b) == "ok"
 }
 
 // tail is the end of a log, for failure messages.

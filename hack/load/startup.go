@@ -18,6 +18,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/portcullis/portcullis/hack/internal/probe"
 )
 
 // startTimeout bounds one start; the target is 300 ms.
@@ -106,7 +108,7 @@ func startOnce(ctx context.Context, bin, dir string, idle time.Duration) (startR
 		return r, err
 	}
 	for {
-		if readyzOK(ctx, client, address) {
+		if probe.Ready(ctx, client, address) {
 			r.readyz = time.Since(start)
 			break
 		}
@@ -162,20 +164,6 @@ func adminClient(kubeconfig string) (*http.Client, error) {
 		return nil, fmt.Errorf("loading %s: %w", kubeconfig, err)
 	}
 	return rest.HTTPClientFor(cfg)
-}
-
-func readyzOK(ctx context.Context, c *http.Client, address string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, address+"/readyz", nil)
-	if err != nil {
-		return false
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode == http.StatusOK && string(body) == "ok"
 }
 
 // residentKiB reads VmRSS of a process from /proc (Linux only).
