@@ -24,27 +24,27 @@ func TestWatcherTooSlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	const writes = 20
-	got := make(chan int)
+	// The writer waits for the fast watcher after each write, so that it
+	// never has more than one event queued however the goroutines are
+	// scheduled, while the slow one, never read, overflows.
+	seen := make(chan struct{})
 	go func() {
-		n := 0
 		for ev := range fast {
 			if ev.Type == storage.EventError {
 				t.Errorf("fast watcher ended: %v", ev.Err)
+				close(seen)
+				return
 			}
-			if n++; n == writes {
-				got <- n
-			}
+			seen <- struct{}{}
 		}
 	}()
 	for i := range writes {
 		if _, err := s.Create(ctx, fmt.Sprintf("/w/%02d", i), nil); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
-	}
-	select {
-	case <-got:
-	case <-time.After(10 * time.Second):
-		t.Fatal("fast watcher did not see every write")
+		if _, ok := <-seen; !ok {
+			t.Fatal("fast watcher did not see every write")
+		}
 	}
 	// The slow watcher still hands over what it had taken from its queue
 	// before the overflow (at most the queue's size), then learns it fell
