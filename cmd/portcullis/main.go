@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,6 +22,10 @@ import (
 
 func main() {
 	if err := newRoot().Execute(); err != nil {
+		var e *exitError
+		if errors.As(err, &e) {
+			os.Exit(e.code)
+		}
 		os.Exit(1)
 	}
 }
@@ -31,7 +37,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: false,
 	}
-	root.AddCommand(newServe(), newVersion(), newWhy())
+	root.AddCommand(newServe(), newAdmit(), newTest(), newVersion(), newWhy())
 	return root
 }
 
@@ -47,14 +53,7 @@ func newServe() *cobra.Command {
 			if verbosity >= 4 {
 				level = slog.LevelDebug
 			}
-			cfg.AnonymousAuthSet = cmd.Flags().Changed("anonymous-auth")
-			cmd.Flags().Visit(func(fl *pflag.Flag) {
-				cfg.OIDC.Set = cfg.OIDC.Set || strings.HasPrefix(fl.Name, "oidc-")
-			})
-			for _, name := range []string{"authorization-mode", "authorization-webhook-config-file", "authorization-webhook-version",
-				"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
-				cfg.AuthorizationFlagsSet = cfg.AuthorizationFlagsSet || cmd.Flags().Changed(name)
-			}
+			finishChainFlags(cmd.Flags(), &cfg)
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
@@ -84,6 +83,28 @@ func newServe() *cobra.Command {
 	f.IntVar(&cfg.AuditLogMaxSize, "audit-log-maxsize", cfg.AuditLogMaxSize, "The maximum size in megabytes of the audit log file before it gets rotated.")
 	f.IntVar(&cfg.AuditLogMaxAge, "audit-log-maxage", cfg.AuditLogMaxAge, "The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.")
 	f.IntVar(&cfg.AuditLogMaxBackup, "audit-log-maxbackup", cfg.AuditLogMaxBackup, "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.")
+	f.StringSliceVar(&cfg.Controllers, "controllers", cfg.Controllers, "A list of the in-process controllers to enable, with kube-controller-manager's names. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. All controllers: clusterrole-aggregation-controller, namespace-controller, resourcequota-controller, root-ca-certificate-publisher-controller, serviceaccount-controller, validatingadmissionpolicy-status-controller.")
+	f.StringVar(&cfg.RequestHeader.ClientCAFile, "requestheader-client-ca-file", "", "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.")
+	f.StringSliceVar(&cfg.RequestHeader.AllowedNames, "requestheader-allowed-names", nil, "List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.")
+	f.StringSliceVar(&cfg.RequestHeader.UsernameHeaders, "requestheader-username-headers", nil, "List of request headers to inspect for usernames. X-Remote-User is common.")
+	f.StringSliceVar(&cfg.RequestHeader.UIDHeaders, "requestheader-uid-headers", nil, "List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.")
+	f.StringSliceVar(&cfg.RequestHeader.GroupHeaders, "requestheader-group-headers", nil, "List of request headers to inspect for groups. X-Remote-Group is suggested.")
+	f.StringSliceVar(&cfg.RequestHeader.ExtraHeaderPrefixes, "requestheader-extra-headers-prefix", nil, "List of request header prefixes to inspect. X-Remote-Extra- is suggested.")
+	f.StringVar(&cfg.EncryptionProviderConfig, "encryption-provider-config", "", "The file containing configuration for encryption providers to be used for storing secrets in etcd")
+	f.BoolVar(&cfg.EncryptionProviderConfigAutomaticReload, "encryption-provider-config-automatic-reload", false, "Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change. Setting this to true disables the ability to uniquely identify distinct KMS plugins via the API server healthz endpoints.")
+	f.StringVar(&cfg.TracingConfigFile, "tracing-config-file", "", "File with apiserver tracing configuration.")
+	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
+	f.IntVarP(&verbosity, "v", "v", 0, "Log verbosity; 4 or more logs debug messages.")
+
+	addChainFlags(f, &cfg)
+	return cmd
+}
+
+// addChainFlags registers the flags of the access-control chain, which
+// `portcullis serve`, `admit` and `test` share: authentication,
+// authorization, admission, service accounts and feature gates, with
+// kube-apiserver's names.
+func addChainFlags(f *pflag.FlagSet, cfg *server.Config) {
 	pluginList := fmt.Sprintf("(%s). Comma-delimited list of admission plugins: %s. The order of plugins in this flag does not matter.",
 		strings.Join(plugins.DefaultEnabled(), ", "), strings.Join(plugins.Names(), ", "))
 	f.StringSliceVar(&cfg.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins that should be enabled in addition to default enabled ones "+pluginList)
@@ -91,7 +112,6 @@ func newServe() *cobra.Command {
 	f.Int64Var(&cfg.DefaultNotReadyTolerationSeconds, "default-not-ready-toleration-seconds", cfg.DefaultNotReadyTolerationSeconds, "Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.")
 	f.Int64Var(&cfg.DefaultUnreachableTolerationSeconds, "default-unreachable-toleration-seconds", cfg.DefaultUnreachableTolerationSeconds, "Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.")
 	f.BoolVar(&cfg.AllowPrivileged, "allow-privileged", cfg.AllowPrivileged, "If true, allow privileged containers. [default=false]")
-	f.StringSliceVar(&cfg.Controllers, "controllers", cfg.Controllers, "A list of the in-process controllers to enable, with kube-controller-manager's names. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. All controllers: clusterrole-aggregation-controller, namespace-controller, resourcequota-controller, root-ca-certificate-publisher-controller, serviceaccount-controller, validatingadmissionpolicy-status-controller.")
 	f.StringVar(&cfg.AdmissionControlConfigFile, "admission-control-config-file", "", "File with admission control configuration.")
 	f.StringArrayVar(&cfg.ServiceAccountIssuers, "service-account-issuer", cfg.ServiceAccountIssuers, "Identifier of the service account token issuer. May be given several times: the first issues tokens, all are accepted.")
 	f.StringArrayVar(&cfg.ServiceAccountKeyFiles, "service-account-key-file", nil, "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. May be given several times. Defaults to the generated key in --data-dir.")
@@ -109,12 +129,6 @@ func newServe() *cobra.Command {
 	f.StringVar(&cfg.OIDC.GroupsPrefix, "oidc-groups-prefix", "", "If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.")
 	f.StringToStringVar(&cfg.OIDC.RequiredClaims, "oidc-required-claim", nil, "A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.")
 	f.StringSliceVar(&cfg.OIDC.SigningAlgs, "oidc-signing-algs", []string{"RS256"}, "Comma-separated list of allowed JOSE asymmetric signing algorithms.")
-	f.StringVar(&cfg.RequestHeader.ClientCAFile, "requestheader-client-ca-file", "", "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.")
-	f.StringSliceVar(&cfg.RequestHeader.AllowedNames, "requestheader-allowed-names", nil, "List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.")
-	f.StringSliceVar(&cfg.RequestHeader.UsernameHeaders, "requestheader-username-headers", nil, "List of request headers to inspect for usernames. X-Remote-User is common.")
-	f.StringSliceVar(&cfg.RequestHeader.UIDHeaders, "requestheader-uid-headers", nil, "List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.")
-	f.StringSliceVar(&cfg.RequestHeader.GroupHeaders, "requestheader-group-headers", nil, "List of request headers to inspect for groups. X-Remote-Group is suggested.")
-	f.StringSliceVar(&cfg.RequestHeader.ExtraHeaderPrefixes, "requestheader-extra-headers-prefix", nil, "List of request header prefixes to inspect. X-Remote-Extra- is suggested.")
 	f.StringVar(&cfg.AuthenticationTokenWebhookConfigFile, "authentication-token-webhook-config-file", "", "File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.")
 	f.StringVar(&cfg.AuthenticationTokenWebhookVersion, "authentication-token-webhook-version", cfg.AuthenticationTokenWebhookVersion, "The API version of the authentication.k8s.io TokenReview to send to and expect from the webhook.")
 	f.DurationVar(&cfg.AuthenticationTokenWebhookCacheTTL, "authentication-token-webhook-cache-ttl", cfg.AuthenticationTokenWebhookCacheTTL, "The duration to cache responses from the webhook token authenticator.")
@@ -136,12 +150,19 @@ func newServe() *cobra.Command {
 		"kube:PodTopologyLabelsAdmission=true|false (BETA - default=true)\n"+
 		"kube:RemoteRequestHeaderUID=true|false (BETA - default=true)\n"+
 		"kube:ServiceAccountNodeAudienceRestriction=true|false (BETA - default=true)")
-	f.StringVar(&cfg.EncryptionProviderConfig, "encryption-provider-config", "", "The file containing configuration for encryption providers to be used for storing secrets in etcd")
-	f.BoolVar(&cfg.EncryptionProviderConfigAutomaticReload, "encryption-provider-config-automatic-reload", false, "Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change. Setting this to true disables the ability to uniquely identify distinct KMS plugins via the API server healthz endpoints.")
-	f.StringVar(&cfg.TracingConfigFile, "tracing-config-file", "", "File with apiserver tracing configuration.")
-	f.BoolVar(&cfg.Profiling, "profiling", cfg.Profiling, "Enable profiling via web interface host:port/debug/pprof/")
-	f.IntVarP(&verbosity, "v", "v", 0, "Log verbosity; 4 or more logs debug messages.")
-	return cmd
+}
+
+// finishChainFlags records in cfg which chain flags were given, for the
+// checks that depend on it.
+func finishChainFlags(f *pflag.FlagSet, cfg *server.Config) {
+	cfg.AnonymousAuthSet = f.Changed("anonymous-auth")
+	f.Visit(func(fl *pflag.Flag) {
+		cfg.OIDC.Set = cfg.OIDC.Set || strings.HasPrefix(fl.Name, "oidc-")
+	})
+	for _, name := range []string{"authorization-mode", "authorization-webhook-config-file", "authorization-webhook-version",
+		"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
+		cfg.AuthorizationFlagsSet = cfg.AuthorizationFlagsSet || f.Changed(name)
+	}
 }
 
 func newVersion() *cobra.Command {
@@ -161,8 +182,18 @@ type gatesValue struct{ m *map[string]bool }
 
 func newGatesValue(m *map[string]bool) *gatesValue { return &gatesValue{m: m} }
 
-func (g *gatesValue) String() string { return "" }
-func (g *gatesValue) Type() string   { return "mapStringBool" }
+func (g *gatesValue) String() string {
+	if g.m == nil || len(*g.m) == 0 {
+		return ""
+	}
+	pairs := make([]string, 0, len(*g.m))
+	for k, v := range *g.m {
+		pairs = append(pairs, k+"="+strconv.FormatBool(v))
+	}
+	slices.Sort(pairs)
+	return strings.Join(pairs, ",")
+}
+func (g *gatesValue) Type() string { return "mapStringBool" }
 
 func (g *gatesValue) Set(s string) error {
 	if *g.m == nil {

@@ -71,6 +71,9 @@ type apiDeps struct {
 	// rootCA is the CA bundle clients verify this server with (the admin
 	// kubeconfig's), published in every namespace's kube-root-ca.crt.
 	rootCA []byte
+	// offline also builds the handlers that load an offline run's state
+	// (api.state).
+	offline bool
 }
 
 // api is the assembled request path and the work that keeps it current.
@@ -93,6 +96,19 @@ type api struct {
 	// stopping is closed when shutdown begins; long-running requests end.
 	stopping chan struct{}
 	closers  []func()
+	// synced reports whether the authorizers and the admission chain have
+	// seen the stored state (readyz's informer checks).
+	synced func() error
+	// state writes an offline run's cluster state: the REST handlers of
+	// the request path with an empty admission chain, since that state is
+	// what the cluster already holds, not a request under test. Nil
+	// unless apiDeps.offline.
+	state *rest.Handler
+	// objects is the object layer, for reads of an offline run.
+	objects *objects.Objects
+	// rbac is set when RBAC authorizes, whose aggregated roles an offline
+	// run fills in.
+	rbac bool
 }
 
 // beginShutdown fails readiness and ends watches.
@@ -143,6 +159,7 @@ func newAPI(d apiDeps) (*api, error) {
 		a.background = append(a.background, encrypted.Run)
 	}
 	objs := objects.New(reg, scheme, store)
+	a.objects = objs
 	if d.store.embedded {
 		// Before anything reads: objects an earlier version kept outside
 		// kube-apiserver's layout move to their keys in it.
@@ -213,7 +230,7 @@ func newAPI(d apiDeps) (*api, error) {
 	if !cfg.AllowPrivileged {
 		validateCreate, validateUpdate = disallowPrivileged(validateCreate, validateUpdate)
 	}
-	restHandler, err := rest.New(rest.Config{
+	restConfig := rest.Config{
 		Objects:    objs,
 		Admission:  admissionSet.Chain,
 		Authorizer: chainAuthz,
@@ -236,9 +253,16 @@ func newAPI(d apiDeps) (*api, error) {
 			{Group: "authorization.k8s.io", Version: "v1", Resource: "localsubjectaccessreviews"}: access.LocalSubjectAccessReview,
 			{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectrulesreviews"}:   access.SelfSubjectRulesReview,
 		},
-	})
+	}
+	restHandler, err := rest.New(restConfig)
 	if err != nil {
 		return nil, err
+	}
+	if d.offline {
+		restConfig.Admission = &admission.Chain{}
+		if a.state, err = rest.New(restConfig); err != nil {
+			return nil, err
+		}
 	}
 
 	// The plugins that write while admitting write through the handlers
@@ -287,7 +311,8 @@ func newAPI(d apiDeps) (*api, error) {
 		}
 		a.controllers = append(a.controllers, rootCA.Run)
 	}
-	if authorization.RBAC != nil {
+	a.rbac = authorization.RBAC != nil
+	if a.rbac {
 		a.start = append(a.start, func(ctx context.Context) error {
 			if err := bootstraprbac.Run(ctx, objs, restHandler); err != nil {
 				return fmt.Errorf("bootstrap RBAC policy: %w", err)
@@ -360,6 +385,7 @@ func newAPI(d apiDeps) (*api, error) {
 		}
 		a.background = append(a.background, counts.Run)
 	}
+	a.synced = func() error { return errors.Join(authorization.Ready(), admissionSet.Synced()) }
 	checks := healthChecks{store: d.store.check, storeReady: d.store.ready, authn: authentication.Health, authz: authorization.Ready, informers: admissionSet.Synced, ready: &a.ready}
 	if encrypted != nil && encrypted.HasKMS() {
 		checks.kms = encrypted.Check

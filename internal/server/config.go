@@ -112,6 +112,10 @@ type Config struct {
 	Profiling bool
 	// ShutdownTimeout bounds how long in-flight requests may run after a stop signal.
 	ShutdownTimeout time.Duration
+	// WebhookAnswers, when set, answers admission webhooks by name from
+	// recorded AdmissionReviews instead of calling them: offline runs
+	// only, no flag sets it.
+	WebhookAnswers func(webhook string) (review []byte, ok bool)
 }
 
 // RequestHeaderFlags are kube-apiserver's --requestheader-* flags; without

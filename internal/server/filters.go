@@ -42,10 +42,17 @@ func withRequestState(next http.Handler) http.Handler {
 			id = string(uuid.NewUUID())
 		}
 		st := &request.State{Info: request.Parse(r), AuditID: id, Trace: true}
+		if sink, ok := r.Context().Value(stateSinkKey{}).(**request.State); ok {
+			*sink = st
+		}
 		w.Header().Set("Audit-Id", id)
 		next.ServeHTTP(w, r.WithContext(request.WithState(r.Context(), st)))
 	})
 }
+
+// stateSinkKey carries where an in-process caller wants the request's
+// State (InProcess.Do), to report the decisions recorded in it.
+type stateSinkKey struct{}
 
 // authnMetrics are kube-apiserver's authentication counters.
 type authnMetrics struct {

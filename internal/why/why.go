@@ -159,6 +159,24 @@ func (x *Explanation) Write(w io.Writer) error {
 		fmt.Fprintf(&b, ", answered %d", x.Code)
 	}
 	b.WriteString("\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	if err := x.WriteSteps(w); err != nil {
+		return err
+	}
+	if x.Message != "" {
+		_, err := fmt.Fprintf(w, "Answer: %d %s\n", x.Code, x.Message)
+		return err
+	}
+	return nil
+}
+
+// WriteSteps prints x's steps, each with the audit annotations it added,
+// and the other annotations: Write without the request line and the
+// answer (`portcullis admit` prints its own).
+func (x *Explanation) WriteSteps(w io.Writer) error {
+	var b strings.Builder
 	shown := map[string]bool{}
 	if !x.Traced {
 		b.WriteString("  (no decision trace in this event: what kube-apiserver's annotations tell)\n")
@@ -208,9 +226,6 @@ func (x *Explanation) Write(w io.Writer) error {
 		for _, k := range rest {
 			fmt.Fprintf(&b, "  %s: %s\n", k, x.Annotations[k])
 		}
-	}
-	if x.Message != "" {
-		fmt.Fprintf(&b, "Answer: %d %s\n", x.Code, x.Message)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

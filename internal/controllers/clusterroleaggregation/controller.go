@@ -2,7 +2,10 @@ package clusterroleaggregation
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -56,14 +59,20 @@ func (c *Controller) Run(ctx context.Context) {
 }
 
 func (c *Controller) sync(ctx context.Context) {
-	all := c.roles.List() // in name order
+	aggregate(ctx, c.roles.List(), c.w, c.log)
+}
+
+// aggregate writes the aggregated rules of the roles of all (in name
+// order) whose rules are not those yet, and returns how many it wrote.
+func aggregate(ctx context.Context, all []*rbacv1.ClusterRole, w Writer, log *slog.Logger) int {
+	written := 0
 	for _, cr := range all {
 		if cr.AggregationRule == nil {
 			continue
 		}
 		rules, err := rbac.AggregatedRules(cr, all)
 		if err != nil {
-			c.log.Warn("aggregating cluster role", "clusterrole", cr.Name, "err", err)
+			log.Warn("aggregating cluster role", "clusterrole", cr.Name, "err", err)
 			continue
 		}
 		if equality.Semantic.DeepEqual(rules, cr.Rules) {
@@ -71,8 +80,37 @@ func (c *Controller) sync(ctx context.Context) {
 		}
 		updated := cr.DeepCopy()
 		updated.Rules = rules
-		if _, err := c.w.Apply(ctx, updated, Manager); err != nil && ctx.Err() == nil {
-			c.log.Debug("writing aggregated cluster role", "clusterrole", cr.Name, "err", err)
+		if _, err := w.Apply(ctx, updated, Manager); err != nil {
+			if ctx.Err() == nil {
+				log.Debug("writing aggregated cluster role", "clusterrole", cr.Name, "err", err)
+			}
+			continue
+		}
+		written++
+	}
+	return written
+}
+
+// Once aggregates every ClusterRole of objs until none changes (a role
+// can aggregate roles that are themselves aggregated), as the controller
+// would have by the time it is idle: offline runs, which do not run
+// controllers, start from that state.
+func Once(ctx context.Context, objs *objects.Objects, w Writer, log *slog.Logger) error {
+	gvr := schema.GroupVersionResource{Group: rbacv1.GroupName, Version: "v1", Resource: "clusterroles"}
+	// Each round settles one more level of roles aggregating roles.
+	for range 8 {
+		list, err := objs.List(ctx, gvr, "", nil)
+		if err != nil {
+			return err
+		}
+		all := make([]*rbacv1.ClusterRole, 0, len(list))
+		for _, o := range list {
+			all = append(all, o.(*rbacv1.ClusterRole))
+		}
+		slices.SortFunc(all, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+		if aggregate(ctx, all, w, log) == 0 {
+			return nil
 		}
 	}
+	return errors.New("aggregating cluster roles: still changing after 8 rounds (a cycle of aggregation rules?)")
 }
