@@ -89,6 +89,7 @@ func newAdmit() *cobra.Command {
 		user       offline.User
 		output     string
 		showObject bool
+		allSteps   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "admit [flags] REQUEST-FILE...",
@@ -150,7 +151,7 @@ Exit status: 0 when every request was admitted, 1 when any was denied, 2 on a co
 				}
 				results = append(results, res)
 				if output == "" {
-					if err := res.Write(cmd.OutOrStdout(), showObject); err != nil {
+					if err := res.Write(cmd.OutOrStdout(), offline.WriteOptions{Object: showObject, AllSteps: allSteps}); err != nil {
 						return err
 					}
 				}
@@ -174,6 +175,7 @@ Exit status: 0 when every request was admitted, 1 when any was denied, 2 on a co
 	f.BoolVar(&def.DryRun, "dry-run", false, "Send the requests with dryRun=All.")
 	f.StringVarP(&output, "output", "o", "", "json or yaml for the results as data; nothing for people.")
 	f.BoolVar(&showObject, "show-object", true, "Print the final object of admitted requests.")
+	f.BoolVar(&allSteps, "all-steps", false, "Print every admission plugin, also those that admitted without a word.")
 	addChainFlags(f, &cfg)
 	return cmd
 }

@@ -183,7 +183,7 @@ func writeTestReport(w io.Writer, r *offline.TestReport, verbose bool) {
 		}
 		if c.Result != nil && (verbose || !c.Passed()) {
 			var b strings.Builder
-			_ = c.Result.Write(&b, false)
+			_ = c.Result.Write(&b, offline.WriteOptions{})
 			for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 				fmt.Fprintf(w, "    | %s\n", line)
 			}

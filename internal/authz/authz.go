@@ -128,6 +128,10 @@ type ErrorWriter interface {
 	Error(w http.ResponseWriter, r *http.Request, err error)
 }
 
+// decisionKeys are the audit annotations the authorization step adds
+// (only the reason when the authorizer failed), which the trace names.
+var decisionKeys = []string{"authorization.k8s.io/decision", "authorization.k8s.io/reason"}
+
 // Filter refuses requests the authorizer does not allow with 403, and
 // records the decision in the audit annotations as kube-apiserver does.
 func Filter(next http.Handler, az Authorizer, out ErrorWriter) http.Handler {
@@ -137,14 +141,15 @@ func Filter(next http.Handler, az Authorizer, out ErrorWriter) http.Handler {
 		start := time.Now()
 		d, reason, err := az.Authorize(r.Context(), attrs)
 		if st.Trace {
-			outcome, detail := "forbid", reason
+			outcome, detail, keys := "forbid", reason, decisionKeys
 			switch {
 			case d == authorizer.DecisionAllow:
 				outcome = "allow"
 			case err != nil:
-				outcome, detail = "error", err.Error()
+				outcome, detail, keys = "error", err.Error(), decisionKeys[1:]
 			}
-			st.AddStep(request.Step{Stage: request.StageAuthorization, Name: describe(attrs), Outcome: outcome, Detail: detail, Micros: request.Since(start)})
+			st.AddStep(request.Step{Stage: request.StageAuthorization, Name: describe(attrs), Outcome: outcome, Detail: detail,
+				Annotations: keys, Micros: request.Since(start)})
 		}
 		if d == authorizer.DecisionAllow {
 			st.AddAnnotation("authorization.k8s.io/decision", "allow")

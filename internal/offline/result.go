@@ -124,11 +124,24 @@ func (r *Result) KubectlError() string {
 	return fmt.Sprintf("Error from server (%s): %s", r.Status.Reason, r.Status.Message)
 }
 
+// WriteOptions choose what Write prints beyond the decisions.
+type WriteOptions struct {
+	// Object prints the final object of an admitted request.
+	Object bool
+	// AllSteps prints every admission plugin, also those that admitted
+	// without a word (most of the default chain, most of the time).
+	AllSteps bool
+}
+
 // Write prints r for people: the decision trace as `portcullis why`
 // prints it, then warnings and the object or the error.
-func (r *Result) Write(w io.Writer, showObject bool) error {
+func (r *Result) Write(w io.Writer, opts WriteOptions) error {
+	steps, quiet := r.Steps, 0
+	if !opts.AllSteps {
+		steps, quiet = notable(r.Steps)
+	}
 	x := &why.Explanation{AuditID: r.AuditID, Request: r.Request, User: r.User, Code: int32(r.Code),
-		Steps: r.Steps, Annotations: r.Annotations, Traced: true}
+		Steps: steps, Annotations: r.Annotations, Traced: true}
 	if r.Name != "" {
 		x.Request = r.Name + ": " + x.Request
 	}
@@ -141,13 +154,16 @@ func (r *Result) Write(w io.Writer, showObject bool) error {
 		return err
 	}
 	b.Reset()
+	if quiet > 0 {
+		fmt.Fprintf(&b, "  (%d more admission plugins admitted without a word)\n", quiet)
+	}
 	for _, wt := range r.Warnings {
 		fmt.Fprintf(&b, "Warning: %s\n", wt)
 	}
 	if e := r.KubectlError(); e != "" {
 		b.WriteString(e + "\n")
 	}
-	if showObject && r.Object != nil {
+	if opts.Object && r.Object != nil {
 		y, err := yaml.Marshal(withoutManagedFields(r.Object))
 		if err != nil {
 			return err
@@ -185,4 +201,18 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 	}
 	out["metadata"] = m
 	return out
+}
+
+// notable are the steps worth a reader's time: authentication,
+// authorization, and the admission plugins that denied, or added audit
+// annotations or parts; quiet counts the others.
+func notable(steps []request.Step) (out []request.Step, quiet int) {
+	for _, s := range steps {
+		if s.Stage == request.StageAdmission && s.Outcome == "admitted" && len(s.Annotations) == 0 {
+			quiet++
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, quiet
 }
