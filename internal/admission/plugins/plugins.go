@@ -53,6 +53,9 @@ type Deps struct {
 	// Version is the server's version ("v1.37.2"), which decides the
 	// node features NodeDeclaredFeatureValidator requires.
 	Version string
+	// WebhookAnswers answers admission webhooks by name from recorded
+	// AdmissionReviews (JSON) instead of calling them (webhook.Options.Answers).
+	WebhookAnswers func(webhook string) ([]byte, bool)
 }
 
 // StorageCheck is one of Deps.Storage, named for the decision trace.
@@ -111,7 +114,7 @@ var (
 func (d Deps) webhookOptions(c pluginConfig, static bool) webhook.Options {
 	return webhook.Options{Namespaces: matching.NamespaceGetter(d.Objects.GetNamespace), Authorizer: d.Authorizer,
 		Services: webhookclient.EndpointsResolver{Get: d.Objects}, KubeconfigFile: c.KubeConfigFile, Metrics: d.Metrics,
-		Scheme: d.Objects.Scheme(), Log: d.Log, Static: static}
+		Scheme: d.Objects.Scheme(), Log: d.Log, Static: static, Answers: d.WebhookAnswers}
 }
 
 // constructors build each plugin portcullis has from its configuration.

@@ -88,8 +88,9 @@ func checkDryRun(h *hook, a *admission.Attributes) error {
 }
 
 // call sends the review to h and returns its verified response; a denial
-// is a *rejection, a failure to call a *callError.
-func (p *plugin) call(ctx context.Context, h *hook, a *admission.Attributes, mutating bool) (*admissionv1.AdmissionResponse, error) {
+// is a *rejection, a failure to call a *callError. recorded tells that the
+// response is h's recorded answer (Options.Answers): h was not called.
+func (p *plugin) call(ctx context.Context, h *hook, a *admission.Attributes, mutating bool) (resp *admissionv1.AdmissionResponse, recorded bool, err error) {
 	version, err := reviewVersion(h.versions)
 	var body []byte
 	uid := uuid.NewUUID()
@@ -97,24 +98,24 @@ func (p *plugin) call(ctx context.Context, h *hook, a *admission.Attributes, mut
 		body, err = encodeReview(a, uid, version)
 	}
 	if err != nil {
-		return nil, &callError{webhook: h.name, reason: fmt.Errorf("could not create admission objects: %w", err), status: apierrors.NewBadRequest("error creating admission objects")}
+		return nil, false, &callError{webhook: h.name, reason: fmt.Errorf("could not create admission objects: %w", err), status: apierrors.NewBadRequest("error creating admission objects")}
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	data, err := p.post(ctx, h, body)
+	data, recorded, err := p.post(ctx, h, body, uid)
 	if err != nil {
 		var st *apierrors.StatusError
 		if !errors.As(err, &st) {
 			st = apierrors.NewServiceUnavailable("error calling webhook")
 		}
-		return nil, &callError{webhook: h.name, reason: fmt.Errorf("failed to call webhook: %w", err), status: st}
+		return nil, recorded, &callError{webhook: h.name, reason: fmt.Errorf("failed to call webhook: %w", err), status: st}
 	}
 	if err := versionKind(data, version); err != nil {
-		return nil, &callError{webhook: h.name, reason: fmt.Errorf("failed to call webhook: %w", err), status: apierrors.NewServiceUnavailable("error calling webhook")}
+		return nil, recorded, &callError{webhook: h.name, reason: fmt.Errorf("failed to call webhook: %w", err), status: apierrors.NewServiceUnavailable("error calling webhook")}
 	}
-	resp, err := decodeResponse(data, version, uid, mutating)
+	resp, err = decodeResponse(data, version, uid, mutating)
 	if err != nil {
-		return nil, &callError{webhook: h.name, reason: fmt.Errorf("received invalid webhook response: %w", err), status: apierrors.NewServiceUnavailable("error validating webhook response")}
+		return nil, recorded, &callError{webhook: h.name, reason: fmt.Errorf("received invalid webhook response: %w", err), status: apierrors.NewServiceUnavailable("error validating webhook response")}
 	}
 	if st := request.StateFrom(ctx); st != nil {
 		for k, v := range resp.AuditAnnotations {
@@ -132,9 +133,9 @@ func (p *plugin) call(ctx context.Context, h *hook, a *admission.Attributes, mut
 		}
 	}
 	if !resp.Allowed {
-		return resp, &rejection{status: denied(h.name, resp.Result)}
+		return resp, recorded, &rejection{status: denied(h.name, resp.Result)}
 	}
-	return resp, nil
+	return resp, recorded, nil
 }
 
 // outcome records the metrics of one call and tells whether the request

@@ -39,6 +39,9 @@ type Options struct {
 	// Static marks the plugin of manifest-based webhooks, which also apply
 	// to the admission configuration types.
 	Static bool
+	// Answers, when set, answers webhooks by name from recorded AdmissionReviews instead of calling them
+	// (portcullis admit); a webhook it has no answer for is called.
+	Answers func(webhook string) (review []byte, ok bool)
 }
 
 func (o *Options) logger() *slog.Logger {
