@@ -119,9 +119,9 @@ func (c *Chain) Validate(ctx context.Context, a *Attributes) error {
 			}
 			continue
 		}
-		n, start := st.AnnotationCount(), time.Now()
+		m, start := st.Mark(), time.Now()
 		err := v.Validate(ctx, a)
-		recordStep(st, c.ValidatorNames[i], "validate", n, start, err)
+		recordStep(st, c.ValidatorNames[i], request.PhaseValidate, m, start, err)
 		if err != nil {
 			return err
 		}
@@ -141,13 +141,14 @@ func traced(ctx context.Context, names []string) *request.State {
 	return nil
 }
 
-// recordStep records one plugin's run: its outcome, the audit annotations
-// it added since the first n (which name the policies, bindings and
-// webhooks that took part) and how long it took.
-func recordStep(st *request.State, name, phase string, n int, start time.Time, err error) {
+// recordStep records one plugin's run, begun at m: its outcome, the audit
+// annotations it added (which name the policies, bindings and webhooks
+// that took part, in kube-apiserver's keys), the parts it recorded (what
+// each of those decided) and how long it took.
+func recordStep(st *request.State, name, phase string, m request.Mark, start time.Time, err error) {
 	s := request.Step{Stage: request.StageAdmission, Name: name, Phase: phase, Outcome: "admitted", Micros: request.Since(start)}
 	if err != nil {
 		s.Outcome, s.Detail = "denied", err.Error()
 	}
-	st.AddStepSince(s, n)
+	st.AddStepAt(s, m)
 }

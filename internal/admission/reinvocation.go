@@ -97,9 +97,9 @@ func admitRounds(ctx context.Context, a *Attributes, mutators []Mutator, names [
 			if round == 1 {
 				phase = "mutate (reinvoked)"
 			}
-			n, start := st.AnnotationCount(), time.Now()
+			mark, start := st.Mark(), time.Now()
 			err := m.Admit(ctx, a)
-			recordStep(st, names[i], phase, n, start, err)
+			recordStep(st, names[i], phase, mark, start, err)
 			if err != nil {
 				return err
 			}

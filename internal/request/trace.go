@@ -21,18 +21,31 @@ const (
 	StageAdmission      = "admission"
 )
 
+// The phases of admission steps.
+const (
+	PhaseMutate          = "mutate"
+	PhaseMutateReinvoked = "mutate (reinvoked)"
+	PhaseValidate        = "validate"
+)
+
 // Step is one decision on the request path: who authenticated the request
 // and how, what the authorizer decided and why, and each admission plugin
-// that ran, in order.
+// that ran, in order; the parts of a plugin's step are the decisions of
+// its policies, bindings and webhooks.
 type Step struct {
-	Stage string `json:"stage"`
+	// Stage is empty for a part: its plugin's step has it.
+	Stage string `json:"stage,omitempty"`
 	// Name is how the request was authenticated, what was authorized, or
-	// the admission plugin.
-	Name string `json:"name"`
+	// the admission plugin; empty for a part, which its Rule names.
+	Name string `json:"name,omitempty"`
+	// Rule names what decided a part: "policy P, binding B", "webhook W
+	// (configuration C)".
+	Rule string `json:"rule,omitempty"`
 	// Phase is an admission plugin's: mutate, mutate (reinvoked), validate.
 	Phase string `json:"phase,omitempty"`
 	// Outcome is "authenticated", "allow", "forbid", "admitted" or
-	// "denied".
+	// "denied"; a part's also "mutated", "unchanged", "warned",
+	// "audited", "error" and "error (failurePolicy Ignore)".
 	Outcome string `json:"outcome"`
 	// Detail says why: the user and groups, the authorizer's reason, a
 	// denial's message.
@@ -42,6 +55,9 @@ type Step struct {
 	Annotations []string `json:"annotations,omitempty"`
 	// Micros is how long the step took, in microseconds.
 	Micros int64 `json:"us,omitempty"`
+	// Parts are the decisions an admission plugin's step is made of, in
+	// the order they were taken (a parallel batch in its own order).
+	Parts []Step `json:"parts,omitempty"`
 }
 
 // AddStep appends a step to the trace, when the state keeps one.
@@ -52,6 +68,64 @@ func (s *State) AddStep(st Step) {
 	s.mu.Lock()
 	if s.steps == nil {
 		// Enough for the default chain's plugins, both phases.
+		s.steps = make([]Step, 0, 48)
+	}
+	s.steps = append(s.steps, st)
+	s.mu.Unlock()
+}
+
+// Tracing reports whether s keeps a trace: a producer of parts checks it
+// before it builds one.
+func (s *State) Tracing() bool { return s != nil && s.Trace }
+
+// AddPart records a part of the admission step being taken, which
+// AddStepAt makes the step's when the plugin is done.
+//
+// Until then the part waits at the end of the steps: it takes no field
+// of its own and costs one lock.
+func (s *State) AddPart(p Step) {
+	if s == nil || !s.Trace {
+		return
+	}
+	s.mu.Lock()
+	if s.steps == nil {
+		s.steps = make([]Step, 0, 48)
+	}
+	s.steps = append(s.steps, p)
+	s.mu.Unlock()
+}
+
+// Mark is where the trace stood when a step began: the audit annotations
+// and the steps (and so the parts) it had.
+type Mark struct{ annotations, steps int }
+
+// Mark returns where the trace stands, for AddStepAt.
+func (s *State) Mark() Mark {
+	if s == nil {
+		return Mark{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Mark{annotations: len(s.annOrder), steps: len(s.steps)}
+}
+
+// AddStepAt appends a step that began at m: the audit annotation keys
+// added since are its Annotations, the parts added since its Parts. One
+// lock for all, as it runs once per admission plugin.
+func (s *State) AddStepAt(st Step, m Mark) {
+	if s == nil || !s.Trace {
+		return
+	}
+	s.mu.Lock()
+	if m.annotations < len(s.annOrder) {
+		st.Annotations = append([]string(nil), s.annOrder[m.annotations:]...)
+	}
+	if m.steps < len(s.steps) {
+		st.Parts = append([]Step(nil), s.steps[m.steps:]...)
+		clear(s.steps[m.steps:])
+		s.steps = s.steps[:m.steps]
+	}
+	if s.steps == nil {
 		s.steps = make([]Step, 0, 48)
 	}
 	s.steps = append(s.steps, st)

@@ -41,6 +41,9 @@ type hook struct {
 	// client of the CA bundle and server name.
 	endpoint *webhookclient.Endpoint
 	ifNeeded bool
+	// rule names the webhook in the decision trace, made once here
+	// rather than for every call.
+	rule string
 }
 
 type condition struct {
@@ -74,6 +77,7 @@ func compileHook(c common, id string) *hook {
 		client:        c.clientConfig,
 		endpoint:      endpointOf(c.clientConfig),
 		ifNeeded:      c.reinvocationIfNeeded,
+		rule:          "webhook " + c.name + " (configuration " + c.config + ")",
 	}
 	if c.failurePolicy != nil {
 		h.failurePolicy = *c.failurePolicy

@@ -144,7 +144,7 @@ func admitOne(ctx context.Context, a *admission.Attributes, h invocation, round 
 		return nil
 	}
 	start := time.Now()
-	changed, err := h.p.callOne(ctx, h, a, round, i)
+	changed, recorded, err := h.p.callOne(ctx, h, a, round, i)
 	if changed {
 		st.requireReinvocation()
 		rc.SetShouldReinvoke()
@@ -158,7 +158,15 @@ func admitOne(ctx context.Context, a *admission.Attributes, h invocation, round 
 		st.invoked[h.id] = true
 	}
 	callErr := err
-	if err := h.p.outcome(ctx, h.hook, a, "admit", callErr, start, fmt.Sprintf("%sround_%d_index_%d", MutatingFailedOpenPrefix, round, i)); err != nil {
+	err = h.p.outcome(ctx, h.hook, a, "admit", callErr, start, fmt.Sprintf("%sround_%d_index_%d", MutatingFailedOpenPrefix, round, i))
+	if trace := request.StateFrom(ctx); trace.Tracing() {
+		phase := request.PhaseMutate
+		if round == 1 {
+			phase = request.PhaseMutateReinvoked
+		}
+		trace.AddPart(called{callErr: callErr, err: err, mutated: changed, recorded: recorded}.part(h.hook, phase, start))
+	}
+	if err != nil {
 		return err
 	}
 	if callErr != nil && ctx.Err() != nil {
@@ -196,51 +204,52 @@ func annotate(ctx context.Context, key string, v any) {
 
 // callOne calls one webhook with the request as it matched it and applies
 // its patch there; a.Object becomes the result, converted back to the
-// request's version. It reports whether the object changed.
-func (p *plugin) callOne(ctx context.Context, inv invocation, a *admission.Attributes, round, idx int) (changed bool, err error) {
+// request's version. It reports whether the object changed, and whether
+// the answer was the webhook's recorded one (Options.Answers).
+func (p *plugin) callOne(ctx context.Context, inv invocation, a *admission.Attributes, round, idx int) (changed, recorded bool, err error) {
 	h, va := inv.hook, inv.attrs
 	defer func() {
 		annotate(ctx, fmt.Sprintf("%sround_%d_index_%d", MutationAnnotationPrefix, round, idx),
 			mutationAnnotation{Configuration: h.config, Webhook: h.name, Mutated: changed})
 	}()
 	if err := checkDryRun(h, a); err != nil {
-		return false, err
+		return false, recorded, err
 	}
-	resp, err := p.call(ctx, h, va, true)
+	resp, recorded, err := p.call(ctx, h, va, true)
 	if err != nil {
-		return false, err
+		return false, recorded, err
 	}
 	if len(resp.Patch) == 0 {
-		return false, nil
+		return false, recorded, nil
 	}
 	patch, err := jsonpatch.DecodePatch(resp.Patch)
 	if err != nil {
-		return false, &callError{webhook: h.name, reason: fmt.Errorf("received undecodable patch in webhook response: %w", err), status: apierrors.NewServiceUnavailable("error decoding patch in webhook response")}
+		return false, recorded, &callError{webhook: h.name, reason: fmt.Errorf("received undecodable patch in webhook response: %w", err), status: apierrors.NewServiceUnavailable("error decoding patch in webhook response")}
 	}
 	if len(patch) == 0 {
-		return false, nil
+		return false, recorded, nil
 	}
 	if matching.IsNil(va.Object) {
-		return false, apierrors.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name))
+		return false, recorded, apierrors.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name))
 	}
 	if resp.PatchType == nil || *resp.PatchType != admissionv1.PatchTypeJSONPatch {
 		pt := ""
 		if resp.PatchType != nil {
 			pt = string(*resp.PatchType)
 		}
-		return false, &callError{webhook: h.name, reason: fmt.Errorf("unsupported patch type %q", pt), status: denied(h.name, resp.Result)}
+		return false, recorded, &callError{webhook: h.name, reason: fmt.Errorf("unsupported patch type %q", pt), status: denied(h.name, resp.Result)}
 	}
 	newObj, err := p.applyPatch(patch, va.Object, va.Kind)
 	if err != nil {
-		return false, apierrors.NewInternalError(err)
+		return false, recorded, apierrors.NewInternalError(err)
 	}
 	changed = !apiequality.Semantic.DeepEqual(va.Object, newObj)
 	annotate(ctx, fmt.Sprintf("%sround_%d_index_%d", PatchAnnotationPrefix, round, idx),
 		patchAnnotation{Configuration: h.config, Webhook: h.name, Patch: patch, PatchType: string(admissionv1.PatchTypeJSONPatch)})
 	if a.Object, err = a.ConvertBack(ctx, va, newObj); err != nil {
-		return false, apierrors.NewInternalError(err)
+		return false, recorded, apierrors.NewInternalError(err)
 	}
-	return changed, nil
+	return changed, recorded, nil
 }
 
 // applyPatch applies patch to obj's JSON and decodes the result into a

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/portcullis/portcullis/internal/admission"
+	"github.com/portcullis/portcullis/internal/request"
 )
 
 // ValidatingFailedOpenPrefix starts the audit annotation kube-apiserver
@@ -77,28 +78,47 @@ func validate(ctx context.Context, a *admission.Attributes, hooks []invocation) 
 		return apierrors.NewTimeoutError("request did not complete within requested timeout", 0)
 	}
 	errs := make([]error, len(hooks))
+	// parts are the decision trace's, kept by position and recorded in
+	// webhook order once all have answered, whichever answered first.
+	var parts []request.Step
+	trace := request.StateFrom(ctx)
+	if trace.Tracing() {
+		parts = make([]request.Step, len(hooks))
+	}
 	var wg sync.WaitGroup
 	for i, h := range hooks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			start := time.Now()
 			defer func() {
 				// A webhook must never take the server down with it.
 				if r := recover(); r != nil {
+					c := called{callErr: fmt.Errorf("ValidatingAdmissionWebhook/%v has panicked: %v", h.name, r)}
 					if h.failurePolicy != admissionregistrationv1.Ignore {
-						errs[i] = apierrors.NewInternalError(fmt.Errorf("ValidatingAdmissionWebhook/%v has panicked: %v", h.name, r))
+						errs[i] = apierrors.NewInternalError(c.callErr)
+						c.err = errs[i]
+					}
+					if parts != nil {
+						parts[i] = c.part(h.hook, request.PhaseValidate, start)
 					}
 				}
 			}()
-			start := time.Now()
 			err := checkDryRun(h.hook, a)
+			recorded := false
 			if err == nil {
-				_, err = h.p.call(ctx, h.hook, h.attrs, false)
+				_, recorded, err = h.p.call(ctx, h.hook, h.attrs, false)
 			}
 			errs[i] = h.p.outcome(ctx, h.hook, a, "validating", err, start, fmt.Sprintf("%sround_0_index_%d", ValidatingFailedOpenPrefix, i))
+			if parts != nil {
+				parts[i] = called{callErr: err, err: errs[i], recorded: recorded}.part(h.hook, request.PhaseValidate, start)
+			}
 		}()
 	}
 	wg.Wait()
+	for _, p := range parts {
+		trace.AddPart(p)
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err
