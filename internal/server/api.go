@@ -211,6 +211,7 @@ func newAPI(d apiDeps) (*api, error) {
 		ManifestsGate:       cfg.gate(plugins.GateManifests, true), // beta, on by default in kube-apiserver 1.37
 		AudienceRestriction: cfg.gate("ServiceAccountNodeAudienceRestriction", true),
 		Storage:             storageChecks,
+		WebhookAnswers:      cfg.WebhookAnswers,
 	}, admission.Options{Enable: cfg.EnableAdmissionPlugins, Disable: cfg.DisableAdmissionPlugins, ConfigFile: cfg.AdmissionControlConfigFile})
 	if err != nil {
 		return nil, err
