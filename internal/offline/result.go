@@ -208,7 +208,7 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 // annotations or parts; quiet counts the others.
 func notable(steps []request.Step) (out []request.Step, quiet int) {
 	for _, s := range steps {
-		if s.Stage == request.StageAdmission && s.Outcome == "admitted" && len(s.Annotations) == 0 {
+		if s.Stage == request.StageAdmission && s.Outcome == "admitted" && len(s.Annotations) == 0 && len(s.Parts) == 0 {
 			quiet++
 			continue
 		}
