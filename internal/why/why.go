@@ -172,8 +172,9 @@ func (x *Explanation) Write(w io.Writer) error {
 	return nil
 }
 
-// WriteSteps prints x's steps, each with the audit annotations it added,
-// and the other annotations: Write without the request line and the
+// WriteSteps prints x's steps, each with its parts (what each policy,
+// binding and webhook decided) indented under it and the audit
+// annotations it added, and the other annotations: Write without the request line and the
 // answer (`portcullis admit` prints its own).
 func (x *Explanation) WriteSteps(w io.Writer) error {
 	var b strings.Builder
@@ -199,14 +200,20 @@ func (x *Explanation) WriteSteps(w io.Writer) error {
 		if s.Phase != "" {
 			name += " (" + s.Phase + ")"
 		}
-		line := fmt.Sprintf("  %2d. %s: %s", n, name, s.Outcome)
-		if s.Detail != "" {
-			line += " — " + s.Detail
+		writeStep(&b, fmt.Sprintf("  %2d. ", n), name, &s)
+		// Parts before the annotations: they say what each policy,
+		// binding and webhook decided, the annotations what they recorded.
+		for i := range s.Parts {
+			p := &s.Parts[i]
+			name := p.Rule
+			if name == "" {
+				name = p.Name
+			}
+			if p.Phase != "" && p.Phase != s.Phase {
+				name += " (" + p.Phase + ")"
+			}
+			writeStep(&b, "        - ", name, p)
 		}
-		if s.Micros > 0 {
-			line += fmt.Sprintf(" (%s)", time.Duration(s.Micros)*time.Microsecond)
-		}
-		b.WriteString(line + "\n")
 		for _, k := range s.Annotations {
 			if v, ok := x.Annotations[k]; ok {
 				fmt.Fprintf(&b, "        %s: %s\n", k, v)
@@ -229,6 +236,19 @@ func (x *Explanation) WriteSteps(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeStep writes one line: the prefix, what decided, the outcome, why
+// and how long it took.
+func writeStep(b *strings.Builder, prefix, name string, s *request.Step) {
+	b.WriteString(prefix + name + ": " + s.Outcome)
+	if s.Detail != "" {
+		b.WriteString(" — " + s.Detail)
+	}
+	if s.Micros > 0 {
+		fmt.Fprintf(b, " (%s)", time.Duration(s.Micros)*time.Microsecond)
+	}
+	b.WriteString("\n")
 }
 
 func title(stage string) string {

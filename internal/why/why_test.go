@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	authnv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -44,7 +45,11 @@ var denied = []request.Step{
 	{Stage: request.StageAuthorization, Name: "create configmaps in default", Outcome: "allow", Detail: `RBAC: allowed by RoleBinding "rb/default" of ClusterRole "edit" to User "alice"`, Micros: 5},
 	{Stage: request.StageAdmission, Name: "NamespaceLifecycle", Phase: "mutate", Outcome: "admitted", Micros: 3},
 	{Stage: request.StageAdmission, Name: "ValidatingAdmissionPolicy", Phase: "validate", Outcome: "denied", Detail: "no bad names",
-		Annotations: []string{"validation.policy.admission.k8s.io/validation_failure"}, Micros: 40},
+		Annotations: []string{"validation.policy.admission.k8s.io/validation_failure"}, Micros: 40, Parts: []request.Step{
+			{Rule: "policy no-bad, binding no-bad", Outcome: "denied", Detail: "no bad names", Micros: 9},
+			{Rule: "policy labels, binding labels-prod, param prod/limits", Outcome: "warned, audited", Detail: "no team label", Micros: 7},
+			{Rule: "policy replicas", Outcome: "error (failurePolicy Ignore)", Detail: "failed to configure policy: no params"},
+		}},
 }
 
 func testLog(t testing.TB) string {
@@ -107,13 +112,33 @@ func TestExplain(t *testing.T) {
 		"Authentication:\n   1. bearer token: authenticated — alice groups system:authenticated (12µs)",
 		`Authorization:
    2. create configmaps in default: allow — RBAC: allowed by RoleBinding "rb/default" of ClusterRole "edit" to User "alice"`,
-		"   4. ValidatingAdmissionPolicy (validate): denied — no bad names (40µs)\n        validation.policy.admission.k8s.io/validation_failure: [{\"policy\":\"no-bad\"}]",
+		"   4. ValidatingAdmissionPolicy (validate): denied — no bad names (40µs)\n" +
+			"        - policy no-bad, binding no-bad: denied — no bad names (9µs)\n" +
+			"        - policy labels, binding labels-prod, param prod/limits: warned, audited — no team label (7µs)\n" +
+			"        - policy replicas: error (failurePolicy Ignore) — failed to configure policy: no params\n" +
+			"        validation.policy.admission.k8s.io/validation_failure: [{\"policy\":\"no-bad\"}]",
 		"Other audit annotations:\n  authorization.k8s.io/decision: allow",
 		"Answer: 403 the message of a2",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("explanation lacks %q:\n%s", want, out.String())
 		}
+	}
+
+	// -o json carries the parts as recorded.
+	data, err := json.Marshal(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Explanation
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(denied, back.Steps); diff != "" {
+		t.Errorf("steps through JSON (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(string(data), `"parts":[{"rule":"policy no-bad, binding no-bad","outcome":"denied","detail":"no bad names","us":9}`) {
+		t.Errorf("JSON lacks the parts as the trace has them:\n%s", data)
 	}
 
 	// kube-apiserver's events carry no trace: its own annotations are told.

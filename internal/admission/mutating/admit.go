@@ -18,6 +18,7 @@ import (
 	"github.com/portcullis/portcullis/internal/admission/policy/dispatch"
 	"github.com/portcullis/portcullis/internal/admission/policy/matching"
 	"github.com/portcullis/portcullis/internal/admission/policy/policyset"
+	"github.com/portcullis/portcullis/internal/request"
 )
 
 // Admit implements admission.Mutator: it applies the mutations of the
@@ -48,6 +49,9 @@ func dispatchAll(ctx context.Context, a *admission.Attributes, p *Plugin, source
 		return nil
 	}
 	r := &review{ctx: ctx, p: p, a: a}
+	if st := request.StateFrom(ctx); st.Tracing() {
+		r.trace = st
+	}
 	r.own = view{a: a, values: celenv.NewValues(a, p.opts.Authorizer)}
 	var buf [8]*hook
 	for _, src := range sources {
@@ -112,6 +116,8 @@ type review struct {
 	p   *Plugin
 	a   *admission.Attributes
 	req *matching.Request
+	// trace keeps the request's decision trace, nil when it keeps none.
+	trace *request.State
 
 	invocations []invocation
 	errs        []policyError
@@ -174,6 +180,9 @@ func (r *review) ConfigError(pol *compiledPolicy, b *policyset.Binding, err erro
 		e.err = fmt.Errorf("failed to configure binding: %w", err)
 	}
 	r.errs = append(r.errs, e)
+	if r.trace != nil {
+		r.trace.AddPart(errorPart(policyset.Rule(pol.Name, e.binding, nil), "", pol, time.Time{}, e.err.Error()))
+	}
 }
 
 // run applies the invocations in order, each to the object the ones
@@ -199,11 +208,19 @@ func (r *review) run() error {
 		st.requireReinvocation()
 	}
 
+	phase := request.PhaseMutate
+	if rv.IsReinvoke() {
+		phase = request.PhaseMutateReinvoked
+	}
 	cur := a.Object
 	mutated := false
 	for i := range r.invocations {
 		inv := &r.invocations[i]
 		pol := inv.policy
+		var start time.Time
+		if r.trace != nil {
+			start = time.Now()
+		}
 		if pol.missing > 0 {
 			return apierrors.NewInternalError(fmt.Errorf("expected %v compiled evaluators for policy %v, got %v",
 				len(pol.mutations)+pol.missing, pol.Name, len(pol.mutations)))
@@ -223,6 +240,9 @@ func (r *review) run() error {
 			ok, err := r.conditionsHold(v, inv, obj)
 			if err != nil {
 				r.errs = append(r.errs, policyError{policy: pol, binding: inv.binding.Name, err: err, reason: metav1.StatusReasonInvalid})
+				if r.trace != nil {
+					r.trace.AddPart(errorPart(policyset.Rule(pol.Name, inv.binding.Name, inv.param), phase, pol, start, err.Error()))
+				}
 				continue
 			}
 			if !ok {
@@ -237,6 +257,7 @@ func (r *review) run() error {
 			}
 		}
 		changed := false
+		in, failed := obj, len(r.errs)
 		for j := range pol.mutations {
 			if matching.IsNil(obj) {
 				// Nothing to patch.
@@ -253,6 +274,9 @@ func (r *review) run() error {
 				continue
 			}
 			obj, changed = next, true
+		}
+		if r.trace != nil {
+			r.trace.AddPart(r.part(inv, phase, start, in, obj, r.errs[failed:]))
 		}
 		if changed {
 			if cur, err = a.ConvertBack(r.ctx, v.a, obj); err != nil {

@@ -22,8 +22,14 @@ type denial struct {
 // policy (b nil) or binding denies unless the policy ignores failures.
 func (r *review) ConfigError(pol *compiledPolicy, b *policyset.Binding, err error) {
 	den := denial{policy: pol.Name}
+	if b != nil {
+		den.binding = b.Name
+	}
 	switch pol.FailurePolicy {
 	case admissionregistrationv1.Ignore:
+		if r.tracing {
+			r.state.AddPart(configPart(pol, den.binding, err.Error()))
+		}
 		return
 	case admissionregistrationv1.Fail:
 		if b == nil {
@@ -34,8 +40,8 @@ func (r *review) ConfigError(pol *compiledPolicy, b *policyset.Binding, err erro
 	default:
 		den.message = fmt.Sprintf("unrecognized failure policy: '%v'", pol.FailurePolicy)
 	}
-	if b != nil {
-		den.binding = b.Name
+	if r.tracing {
+		r.state.AddPart(configPart(pol, den.binding, den.message))
 	}
 	r.denied = append(r.denied, den)
 }

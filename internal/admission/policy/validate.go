@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,7 +46,8 @@ func validateAll(ctx context.Context, a *admission.Attributes, p *Plugin, source
 			continue
 		}
 		if r == nil {
-			r = &review{ctx: ctx, p: p, a: a, req: req, state: request.StateFrom(ctx), values: celenv.NewValues(a, p.opts.Authorizer)}
+			st := request.StateFrom(ctx)
+			r = &review{ctx: ctx, p: p, a: a, req: req, state: st, tracing: st.Tracing(), values: celenv.NewValues(a, p.opts.Authorizer)}
 		}
 		for _, h := range hooks {
 			r.annotations = annotationCollector{}
@@ -68,6 +70,8 @@ type review struct {
 	a     *admission.Attributes
 	req   *matching.Request
 	state *request.State
+	// tracing records a part of the decision trace per evaluation.
+	tracing bool
 
 	values celenv.Values
 	// versioned are the values of the request as matched through another
@@ -95,9 +99,19 @@ func (r *review) Bind(pol *compiledPolicy, b *compiledBinding, m matching.Match,
 		return nil
 	}
 	for _, param := range params {
+		var start time.Time
+		if r.tracing {
+			start = time.Now()
+		}
 		in, fullNamespace := r.input(vals, pol)
 		in.Params = pol.ParamsVal(param)
-		r.apply(pol, b, pol.evaluate(r.ctx, in, fullNamespace, r.p.log))
+		res := pol.evaluate(r.ctx, in, fullNamespace, r.p.log)
+		r.apply(pol, b, res)
+		if r.tracing {
+			if p, ok := part(pol, b, param, &res, start); ok {
+				r.state.AddPart(p)
+			}
+		}
 	}
 	return nil
 }
