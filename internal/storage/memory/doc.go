@@ -1,6 +1,8 @@
 // Package memory is a storage.Store that lives in memory only: the store
 // of offline runs (`portcullis admit`, `portcullis test`), which start an
-// empty cluster, run their requests and throw it away.
+// empty cluster, run their requests and throw it away, and of tests that
+// need a Store but not a file. New cannot fail and costs a few
+// allocations.
 //
 // # Layout
 //
@@ -12,11 +14,13 @@
 //
 // # Watches
 //
-// A watch copies the replayed events under the read lock and registers
-// for the live ones in the same critical section, so that nothing falls
-// between the two. Each watch has one goroutine that hands events to the
-// caller; a writer never waits for it: a watch whose queue is full ends
-// with storage.ErrWatcherTooSlow.
+// A watch copies the events it replays and registers for the live ones
+// in one critical section under the write lock, so that nothing falls
+// between the two and nothing comes twice. Writers append to each
+// matching watch's queue and never wait for it: a watch whose queue
+// holds WatchBuffer events when another comes ends with
+// storage.ErrWatcherTooSlow. Each watch has one goroutine that hands its
+// events over; it ends with its context or with Close, which waits for it.
 //
 // Nothing is durable: the Store's "acknowledged writes survive" promise
 // holds only for the life of the process, which is all an offline run

@@ -34,6 +34,11 @@ type Store struct {
 	// log is every event with a revision above compacted, in order.
 	log      []storage.Event
 	watchers map[*watcher]struct{}
+
+	// stop is closed by Close; wg counts the watch goroutines it waits for.
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
 }
 
 // version is one value of a key; a delete is a tombstone.
@@ -49,7 +54,12 @@ func New(opts Options) *Store {
 	if opts.WatchBuffer <= 0 {
 		opts.WatchBuffer = 10000
 	}
-	return &Store{buffer: opts.WatchBuffer, versions: map[string][]version{}, watchers: map[*watcher]struct{}{}}
+	return &Store{
+		buffer:   opts.WatchBuffer,
+		versions: map[string][]version{},
+		watchers: map[*watcher]struct{}{},
+		stop:     make(chan struct{}),
+	}
 }
 
 // clone copies a value: callers may change what they pass and get.
@@ -58,6 +68,25 @@ func clone(b []byte) []byte {
 		return nil
 	}
 	return bytes.Clone(b)
+}
+
+// copyValues gives kvs copies of their values in one allocation: a list
+// of a thousand values is then one copy, not a thousand. Each value's
+// capacity ends at its length, so appending to one cannot overwrite the
+// next.
+func copyValues(kvs []storage.KeyValue) {
+	n := 0
+	for _, kv := range kvs {
+		n += len(kv.Value)
+	}
+	buf := make([]byte, 0, n)
+	for i := range kvs {
+		if v := kvs[i].Value; v != nil {
+			start := len(buf)
+			buf = append(buf, v...)
+			kvs[i].Value = buf[start:len(buf):len(buf)]
+		}
+	}
 }
 
 func cloneKV(kv storage.KeyValue) storage.KeyValue {
@@ -119,6 +148,9 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 	if s.closed {
 		return storage.ListResult{}, storage.ErrClosed
 	}
+	if opts.Revision < 0 || opts.Limit < 0 {
+		return storage.ListResult{}, fmt.Errorf("list %q: %w: revision %d, limit %d", prefix, ErrInvalidArgument, opts.Revision, opts.Limit)
+	}
 	rev := opts.Revision
 	switch {
 	case rev == 0:
@@ -141,8 +173,9 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 			res.Remaining++
 			continue
 		}
-		res.KVs = append(res.KVs, cloneKV(kv))
+		res.KVs = append(res.KVs, kv)
 	}
+	copyValues(res.KVs)
 	return res, nil
 }
 
@@ -151,6 +184,9 @@ func (s *Store) Create(ctx context.Context, key string, value []byte) (storage.K
 	if err := ctx.Err(); err != nil {
 		return storage.KeyValue{}, err
 	}
+	// Both copies are made before locking, to keep the writers' critical
+	// section short.
+	stored, ret := clone(value), clone(value)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -160,9 +196,10 @@ func (s *Store) Create(ctx context.Context, key string, value []byte) (storage.K
 		return storage.KeyValue{}, storage.ErrKeyExists
 	}
 	s.rev++
-	kv := storage.KeyValue{Key: key, Value: clone(value), CreateRevision: s.rev, ModRevision: s.rev}
+	kv := storage.KeyValue{Key: key, Value: stored, CreateRevision: s.rev, ModRevision: s.rev}
 	s.append(key, version{kv: kv}, storage.Event{Type: storage.EventCreate, KV: kv})
-	return cloneKV(kv), nil
+	kv.Value = ret
+	return kv, nil
 }
 
 // Update implements storage.Store.
@@ -170,6 +207,7 @@ func (s *Store) Update(ctx context.Context, key string, value []byte, expectedRe
 	if err := ctx.Err(); err != nil {
 		return storage.KeyValue{}, err
 	}
+	stored, ret := clone(value), clone(value)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -183,9 +221,10 @@ func (s *Store) Update(ctx context.Context, key string, value []byte, expectedRe
 		return storage.KeyValue{}, storage.ErrConflict
 	}
 	s.rev++
-	kv := storage.KeyValue{Key: key, Value: clone(value), CreateRevision: prev.CreateRevision, ModRevision: s.rev}
+	kv := storage.KeyValue{Key: key, Value: stored, CreateRevision: prev.CreateRevision, ModRevision: s.rev}
 	s.append(key, version{kv: kv}, storage.Event{Type: storage.EventUpdate, KV: kv, PrevKV: &prev})
-	return cloneKV(kv), nil
+	kv.Value = ret
+	return kv, nil
 }
 
 // Delete implements storage.Store.
@@ -223,14 +262,8 @@ func (s *Store) append(key string, v version, ev storage.Event) {
 	s.versions[key] = append(vs, v)
 	s.log = append(s.log, ev)
 	for w := range s.watchers {
-		if !strings.HasPrefix(key, w.prefix) {
-			continue
-		}
-		select {
-		case w.queue <- ev:
-		default:
+		if s.rev > w.after && strings.HasPrefix(key, w.prefix) && !w.enqueue(ev) {
 			delete(s.watchers, w)
-			close(w.overflow)
 		}
 	}
 }
@@ -273,10 +306,8 @@ func (s *Store) Compact(ctx context.Context, revision int64) error {
 	}
 	clear(s.keys[len(keys):])
 	s.keys = keys
-	i, _ := slices.BinarySearchFunc(s.log, revision+1, func(ev storage.Event, r int64) int {
-		return int(min(max(ev.KV.ModRevision-r, -1), 1))
-	})
-	s.log = slices.Clone(s.log[i:])
+	// A copy, so that the dropped events' values can be freed.
+	s.log = slices.Clone(s.log[s.logIndex(revision):])
 	return nil
 }
 
@@ -293,17 +324,17 @@ func (s *Store) Revision(ctx context.Context) (int64, int64, error) {
 	return s.rev, s.compacted, nil
 }
 
-// Close implements storage.Store: every watch ends with storage.ErrClosed.
+// Close implements storage.Store: it ends every watch and waits for
+// their goroutines.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	for w := range s.watchers {
-		close(w.stopped)
-	}
-	clear(s.watchers)
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		close(s.stop)
+		clear(s.watchers)
+		s.mu.Unlock()
+		// Outside the lock: a watch goroutine takes it to unregister.
+		s.wg.Wait()
+	})
 	return nil
 }

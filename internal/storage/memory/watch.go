@@ -5,109 +5,161 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/portcullis/portcullis/internal/storage"
 )
 
-// watcher is one watch: its replay, its queue of live events and why it
-// may end early. overflow and stopped are closed under Store.mu by the
-// writer that found the queue full and by Close.
+// watcher is one watch: the history it replays, then a bounded queue
+// that writers fill under Store.mu and the watch's goroutine drains. A
+// slice queue rather than a buffered channel: a watch costs only what it
+// holds, not WatchBuffer events up front.
 type watcher struct {
-	prefix   string
-	replay   []storage.Event
-	queue    chan storage.Event
-	overflow chan struct{}
-	stopped  chan struct{}
+	prefix string
+	after  int64 // live events only above this revision
+	limit  int
+	replay []storage.Event
+	out    chan storage.Event
+	wake   chan struct{} // buffered 1: "the queue is not empty"
+
+	mu       sync.Mutex
+	queue    []storage.Event
+	spare    []storage.Event // the drained queue, kept for reuse
+	overflow bool
 }
 
-// Watch implements storage.Store.
+// enqueue adds ev without ever blocking the writer; it returns false when
+// w overflowed and must get no more.
+func (w *watcher) enqueue(ev storage.Event) bool {
+	w.mu.Lock()
+	if len(w.queue) >= w.limit {
+		// The client will re-list: what is queued is of no use to it.
+		clear(w.queue)
+		w.queue = w.queue[:0]
+		w.overflow = true
+	} else {
+		w.queue = append(w.queue, ev)
+	}
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return !w.overflow
+}
+
+// take hands over the queued events; give them back with recycle.
+func (w *watcher) take() ([]storage.Event, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	evs := w.queue
+	w.queue, w.spare = w.spare, nil
+	return evs, w.overflow
+}
+
+func (w *watcher) recycle(evs []storage.Event) {
+	clear(evs)
+	w.mu.Lock()
+	w.spare = evs[:0]
+	w.mu.Unlock()
+}
+
+// Watch implements storage.Store. A revision above the current one is
+// allowed: the watch waits for it.
 func (s *Store) Watch(ctx context.Context, prefix string, revision int64) (<-chan storage.Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w := &watcher{prefix: prefix, queue: make(chan storage.Event, s.buffer), overflow: make(chan struct{}), stopped: make(chan struct{})}
+	if revision < 0 {
+		return nil, fmt.Errorf("watch %q: %w: revision %d", prefix, ErrInvalidArgument, revision)
+	}
+	w := &watcher{
+		prefix: prefix,
+		limit:  s.buffer,
+		out:    make(chan storage.Event),
+		wake:   make(chan struct{}, 1),
+	}
+	// The replay is copied and the watcher registered in one critical
+	// section, so that live events start exactly after the replay ends.
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, storage.ErrClosed
 	}
-	if revision > 0 {
-		if revision < s.compacted {
-			s.mu.Unlock()
-			return nil, fmt.Errorf("watch from revision %d, compacted at %d: %w", revision, s.compacted, storage.ErrCompacted)
-		}
-		i, _ := slices.BinarySearchFunc(s.log, revision+1, func(ev storage.Event, r int64) int {
-			return int(min(max(ev.KV.ModRevision-r, -1), 1))
-		})
-		for _, ev := range s.log[i:] {
+	if revision != 0 && revision < s.compacted {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("watch %q from %d: %w at %d", prefix, revision, storage.ErrCompacted, s.compacted)
+	}
+	w.after = max(revision, s.rev)
+	if revision != 0 {
+		for _, ev := range s.log[s.logIndex(revision):] {
 			if strings.HasPrefix(ev.KV.Key, prefix) {
 				w.replay = append(w.replay, ev)
 			}
 		}
 	}
 	s.watchers[w] = struct{}{}
+	// Added under the lock Close takes before it waits, so that Close
+	// waits for every watch it did not refuse.
+	s.wg.Add(1)
 	s.mu.Unlock()
-
-	out := make(chan storage.Event)
-	go s.run(ctx, w, out)
-	return out, nil
+	go s.run(ctx, w)
+	return w.out, nil
 }
 
-// run hands w's events to out until ctx ends, the store closes or the
-// queue overflows, then closes out.
-func (s *Store) run(ctx context.Context, w *watcher, out chan<- storage.Event) {
-	defer close(out)
+// logIndex is the position in s.log of the first event above revision;
+// s.mu is held.
+func (s *Store) logIndex(revision int64) int {
+	i, _ := slices.BinarySearchFunc(s.log, revision+1, func(ev storage.Event, r int64) int {
+		return int(min(max(ev.KV.ModRevision-r, -1), 1))
+	})
+	return i
+}
+
+// run hands w's replay and then its live events to w.out until ctx is
+// done, the store closes or w overflows, then closes w.out.
+func (s *Store) run(ctx context.Context, w *watcher) {
+	defer s.wg.Done()
+	defer close(w.out)
 	defer s.forget(w)
-	fail := func(err error) {
-		select {
-		case out <- storage.Event{Type: storage.EventError, Err: err}:
-		case <-ctx.Done():
-		}
-	}
-	// send delivers ev, or reports why the watch ends instead.
-	send := func(ev storage.Event) bool {
-		select {
-		case out <- copyEvent(ev):
-			return true
-		case <-ctx.Done():
-		case <-w.stopped:
-			fail(storage.ErrClosed)
-		}
-		return false
-	}
-	for _, ev := range w.replay {
-		if !send(ev) {
+	for i, ev := range w.replay {
+		if !s.send(ctx, w, ev) {
 			return
 		}
+		w.replay[i] = storage.Event{} // let the history it shares go once compacted
 	}
 	w.replay = nil
 	for {
 		select {
-		case ev := <-w.queue:
-			if !send(ev) {
-				return
-			}
-		case <-w.overflow:
-			// What was queued before the overflow is still handed over.
-			for {
-				select {
-				case ev := <-w.queue:
-					if !send(ev) {
-						return
-					}
-					continue
-				default:
-				}
-				break
-			}
-			fail(storage.ErrWatcherTooSlow)
-			return
-		case <-w.stopped:
-			fail(storage.ErrClosed)
-			return
+		case <-w.wake:
 		case <-ctx.Done():
 			return
+		case <-s.stop:
+			return
 		}
+		evs, overflow := w.take()
+		for _, ev := range evs {
+			if !s.send(ctx, w, ev) {
+				return
+			}
+		}
+		w.recycle(evs)
+		if overflow {
+			s.send(ctx, w, storage.Event{Type: storage.EventError, Err: fmt.Errorf("watch %q: %w", w.prefix, storage.ErrWatcherTooSlow)})
+			return
+		}
+	}
+}
+
+// send delivers a copy of ev unless the watch or the store ends first.
+func (s *Store) send(ctx context.Context, w *watcher, ev storage.Event) bool {
+	select {
+	case w.out <- copyEvent(ev):
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.stop:
+		return false
 	}
 }
 
@@ -118,7 +170,8 @@ func (s *Store) forget(w *watcher) {
 	s.mu.Unlock()
 }
 
-// copyEvent gives each watcher its own copy of the values.
+// copyEvent gives each watcher its own copy of the values: a caller may
+// change what it receives.
 func copyEvent(ev storage.Event) storage.Event {
 	ev.KV = cloneKV(ev.KV)
 	if ev.PrevKV != nil {
