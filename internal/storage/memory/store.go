@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -162,8 +163,14 @@ func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOption
 	}
 	from := max(prefix, opts.StartKey)
 	i, _ := slices.BinarySearch(s.keys, from)
-	res := storage.ListResult{Revision: rev}
-	for ; i < len(s.keys) && strings.HasPrefix(s.keys[i], prefix); i++ {
+	// Keys under prefix are contiguous: find their end to size the result.
+	end := i + sort.Search(len(s.keys)-i, func(j int) bool { return !strings.HasPrefix(s.keys[i+j], prefix) })
+	n := int64(end - i)
+	if opts.Limit > 0 {
+		n = min(n, opts.Limit)
+	}
+	res := storage.ListResult{Revision: rev, KVs: make([]storage.KeyValue, 0, n)}
+	for ; i < end; i++ {
 		kv, ok := s.at(s.keys[i], rev)
 		if !ok {
 			continue
