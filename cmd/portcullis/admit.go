@@ -30,6 +30,10 @@ func (e *exitError) Unwrap() error { return e.err }
 // configError is an input the run could not start or go on with.
 func configError(err error) error { return &exitError{code: 2, err: err} }
 
+// flagError makes a bad flag of admit and test a configuration error
+// (exit status 2), as their help promises.
+func flagError(_ *cobra.Command, err error) error { return configError(err) }
+
 // offlineFlags are the flags `admit` and `test` share beyond the chain's.
 type offlineFlags struct {
 	state   []string
@@ -167,6 +171,7 @@ Exit status: 0 when every request was admitted, 1 when any was denied, 2 on a co
 	}
 	f := cmd.Flags()
 	of.add(cmd)
+	cmd.SetFlagErrorFunc(flagError)
 	f.StringVar(&user.Name, "as", "", "The user that makes the requests that name none (as an authenticating front proxy asserts it). Without --as or --token requests are anonymous.")
 	f.StringArrayVar(&user.Groups, "as-group", nil, "A group of the --as user. May be repeated.")
 	f.StringVar(&user.UID, "as-uid", "", "The UID of the --as user.")

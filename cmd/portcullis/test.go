@@ -40,6 +40,9 @@ Exit status: 0 when every case passed, 1 when any failed, 2 on a configuration e
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			finishChainFlags(cmd.Flags(), &cfg)
+			if output != "" && output != "json" {
+				return configError(fmt.Errorf("--output %q: want json or nothing", output))
+			}
 			tests, err := offline.ReadTests(args)
 			if err != nil {
 				return configError(err)
@@ -86,6 +89,7 @@ Exit status: 0 when every case passed, 1 when any failed, 2 on a configuration e
 	}
 	f := cmd.Flags()
 	of.add(cmd)
+	cmd.SetFlagErrorFunc(flagError)
 	f.StringVar(&junit, "junit", "", "Write the results as JUnit XML to this file.")
 	f.StringVarP(&output, "output", "o", "", "json for the reports, with every result, as data.")
 	f.BoolVar(&verbose, "verbose", false, "Print the decision trace of every case, not only of failed ones.")
