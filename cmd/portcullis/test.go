@@ -54,6 +54,14 @@ Exit status: 0 when every case passed, 1 when any failed, 2 on a configuration e
 			if err != nil {
 				return configError(err)
 			}
+			// The command line's own configuration must start a server
+			// before any test adds to it: a bad file it names is the
+			// run's error, not each test's.
+			probe, err := offline.Start(cmd.Context(), base)
+			if err != nil {
+				return configError(err)
+			}
+			probe.Close()
 			var reports []*offline.TestReport
 			out := cmd.OutOrStdout()
 			cases, failed := 0, 0

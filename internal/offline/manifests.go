@@ -100,6 +100,15 @@ func decodeManifests(name string, r io.Reader) ([]*unstructured.Unstructured, er
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
 		}
+		for j, item := range items {
+			if item.GetAPIVersion() == "" || item.GetKind() == "" {
+				where := ""
+				if obj.IsList() {
+					where = fmt.Sprintf(" item %d:", j+1)
+				}
+				return nil, fmt.Errorf("%s: document %d:%s apiVersion and kind are required", name, i+1, where)
+			}
+		}
 		out = append(out, items...)
 	}
 	return out, nil

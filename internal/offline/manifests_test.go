@@ -83,13 +83,11 @@ func TestReadManifests(t *testing.T) {
 		name:    "a bad item of a List",
 		paths:   []string{writeFile(t, dir, "badlist.yaml", "apiVersion: v1\nkind: List\nitems:\n- {metadata: {name: x}}\n")},
 		wantErr: "badlist.yaml: document 1: ",
-		bug:     "List items without apiVersion or kind are not rejected",
 	}, {
 		name:    "stdin errors are named stdin",
 		paths:   []string{"-"},
 		stdin:   "kind: ConfigMap\n",
 		wantErr: "stdin: document 1: ",
-		bug:     "an object with kind and no apiVersion is not rejected",
 	}, {
 		name:    "missing file",
 		paths:   []string{filepath.Join(dir, "nowhere.yaml")},

@@ -292,7 +292,8 @@ func (e *Expect) check(res *Result) []string {
 	if e.NoWarnings && len(res.Warnings) > 0 {
 		failf("warnings: want none, got %q", res.Warnings)
 	}
-	for k, want := range e.Annotations {
+	for _, k := range sortedKeys(e.Annotations) {
+		want := e.Annotations[k]
 		got, ok := res.Annotations[k]
 		if !ok || !strings.Contains(got, want) {
 			failf("annotation %s: want it to contain %q, got %q", k, want, got)
@@ -399,7 +400,7 @@ func jsonString(v any) string {
 	return string(b)
 }
 
-func sortedKeys(m map[string]any) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
