@@ -80,12 +80,15 @@ func validator(objs []runtime.Object) func() error {
 
 // tracedValidator is validator with the decision trace kept, as the
 // server keeps it for every request: a fresh state per request, so that
-// the parts recorded do not pile up.
+// the parts recorded do not pile up, with the authentication step the
+// server records first (which allocates the trace's steps).
 func tracedValidator(objs []runtime.Object) func() error {
 	p := newPlugin(options(newEnv()), objs...)
 	a := podRequest(admission.Create, pod("default", "web", nil), nil)
 	return func() error {
-		return p.Validate(request.WithState(context.Background(), &request.State{Trace: true}), a)
+		st := &request.State{Trace: true}
+		st.AddStep(request.Step{Stage: request.StageAuthentication, Name: "x509 client certificate", Outcome: "authenticated"})
+		return p.Validate(request.WithState(context.Background(), st), a)
 	}
 }
 

@@ -10,21 +10,19 @@ import (
 // empty for the policy's own configuration error, param nil without
 // one). Built only for bindings that matched: it allocates.
 func Rule(policy, binding string, param runtime.Object) string {
-	r := "policy " + policy
+	// One concatenation each: one allocation per part.
 	if binding == "" {
-		return r
+		return "policy " + policy
 	}
-	r += ", binding " + binding
 	if param == nil {
-		return r
+		return "policy " + policy + ", binding " + binding
 	}
 	m, err := meta.Accessor(param)
 	if err != nil {
-		return r
+		return "policy " + policy + ", binding " + binding
 	}
-	r += ", param "
 	if ns := m.GetNamespace(); ns != "" {
-		r += ns + "/"
+		return "policy " + policy + ", binding " + binding + ", param " + ns + "/" + m.GetName()
 	}
-	return r + m.GetName()
+	return "policy " + policy + ", binding " + binding + ", param " + m.GetName()
 }
