@@ -46,6 +46,11 @@
 // providers and impersonation are refused at load with
 // ErrCredentialNotSupported.
 //
+// Options.Answers (portcullis admit) answers webhooks by name from
+// recorded AdmissionReviews instead of calling them: the recorded
+// response, its uid set to the request's, goes through every check a real
+// answer does.
+//
 // # Observability
 //
 // Warnings go to request.State.AddWarning, audit annotations to
@@ -54,5 +59,8 @@
 // patch.webhook.admission.k8s.io/round_R_index_I (Request level: the
 // State does not carry levels, so the audit backend must drop keys with
 // the patch prefix below Request level) and the failed-open annotations.
-// Metrics keep kube-apiserver's names and labels.
+// Metrics keep kube-apiserver's names and labels. Each webhook called is a
+// part of the plugin's step in the decision trace (AddPart): its outcome,
+// its denial or error, "recorded answer" when it was not called;
+// validating webhooks' parts in webhook order, whichever answered first.
 package webhook
