@@ -60,8 +60,8 @@ func TestValidatingRecordedAnswers(t *testing.T) {
 			want:   `admission webhook "w.example.com" denied the request: no pods on fridays`, code: 403,
 		},
 		{
-			name:   "uid mismatch fixed",
-			review: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"another-request","allowed":true,"warnings":["careful"],"auditAnnotations":{"reason":"ok"}}}`,
+			name:     "uid mismatch fixed",
+			review:   `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"another-request","allowed":true,"warnings":["careful"],"auditAnnotations":{"reason":"ok"}}}`,
 			warnings: []string{"careful"}, annotations: map[string]string{"w.example.com/reason": "ok"},
 		},
 		{

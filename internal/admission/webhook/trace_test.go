@@ -55,7 +55,9 @@ func TestValidatingTraceParts(t *testing.T) {
 		w.WriteHeader(500)
 		_, _ = w.Write([]byte("boom"))
 	})
-	ignore := func(w *admissionregistrationv1.ValidatingWebhook) { w.FailurePolicy = ptr(admissionregistrationv1.Ignore) }
+	ignore := func(w *admissionregistrationv1.ValidatingWebhook) {
+		w.FailurePolicy = ptr(admissionregistrationv1.Ignore)
+	}
 	configMapsOnly := func(w *admissionregistrationv1.ValidatingWebhook) { w.Rules[0].Resources = []string{"configmaps"} }
 	const (
 		validate = request.PhaseValidate
