@@ -22,28 +22,45 @@ import (
 // its file and document.
 func ReadManifests(paths []string, in io.Reader) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
+	err := eachManifestFile(paths, in, func(_ string, objs []*unstructured.Unstructured) error {
+		out = append(out, objs...)
+		return nil
+	})
+	return out, err
+}
+
+// eachManifestFile reads the files of paths as ReadManifests does and
+// hands each file's objects to fn, in order.
+func eachManifestFile(paths []string, in io.Reader, fn func(file string, objs []*unstructured.Unstructured) error) error {
 	for _, p := range paths {
 		if p == "-" {
+			if in == nil {
+				return errors.New("-: standard input is not read here")
+			}
 			objs, err := decodeManifests("stdin", in)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out = append(out, objs...)
+			if err := fn("stdin", objs); err != nil {
+				return err
+			}
 			continue
 		}
 		files, err := manifestFiles(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, f := range files {
 			objs, err := readManifestFile(f)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out = append(out, objs...)
+			if err := fn(f, objs); err != nil {
+				return err
+			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // manifestFiles is p itself, or the manifests under the directory p.

@@ -84,30 +84,21 @@ const TestKind = "AdmissionTest"
 // hold its state too.
 func ReadTests(paths []string) ([]*Test, error) {
 	var out []*Test
-	for _, p := range paths {
-		files, err := manifestFiles(p)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			objs, err := readManifestFile(f)
+	err := eachManifestFile(paths, nil, func(f string, objs []*unstructured.Unstructured) error {
+		for _, obj := range objs {
+			if obj.GetAPIVersion() != APIVersion || obj.GetKind() != TestKind {
+				continue
+			}
+			t, err := decodeTest(obj)
 			if err != nil {
-				return nil, err
+				return fmt.Errorf("%s: %w", f, err)
 			}
-			for _, obj := range objs {
-				if obj.GetAPIVersion() != APIVersion || obj.GetKind() != TestKind {
-					continue
-				}
-				t, err := decodeTest(obj)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", f, err)
-				}
-				t.File, t.Dir = f, filepath.Dir(f)
-				out = append(out, t)
-			}
+			t.File, t.Dir = f, filepath.Dir(f)
+			out = append(out, t)
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 func decodeTest(obj *unstructured.Unstructured) (*Test, error) {
